@@ -1,0 +1,276 @@
+// The bootstrap: one idempotent step, safe to run on every start. Under an advisory lock
+// it provisions roles, schemas, extensions, migrations, the kind vocabulary and grants.
+// Re-running it on an up-to-date database changes nothing.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Kind } from '../config/kinds.js';
+import type { Subject, SubjectsConfig } from '../config/subjects.js';
+import { ConfigError } from '../config/subjects.js';
+import { applyMigrations, loadMigrations, MIGRATIONS_TABLE, type Migration } from './migrate.js';
+import { ident, inTransaction, literal, sqlState, type SqlSession } from './sql.js';
+import type { SecretStore } from './secrets.js';
+
+/** Where the SQL lives, relative to this file in both the source tree and dist/. */
+const ROOT = fileURLToPath(new URL(import.meta.url.includes('/dist/') ? '../../' : '../', import.meta.url));
+export const MIGRATIONS_DIR = `${ROOT}migrations`;
+const GRANTS_DIR = `${ROOT}db/grants`;
+
+const LOCK_KEY = "hashtext('claude-brain:bootstrap')";
+const EXTENSIONS = ['vector', 'pg_trgm'] as const;
+export const SHARED_SCHEMAS = ['brain', 'brain_ext', 'brain_private'] as const;
+
+export interface BootstrapOptions {
+  subjects: SubjectsConfig;
+  kinds: readonly Kind[];
+  /**
+   * Server mode: subject and audit roles log in with passwords kept in this store.
+   * Embedded mode (PGlite): null; roles are NOLOGIN and reached with SET LOCAL ROLE.
+   */
+  secrets: SecretStore | null;
+  migrationsDir?: string;
+}
+
+export interface BootstrapReport {
+  features: string[];
+  rolesCreated: string[];
+  migrationsApplied: string[];
+  migrationsSkipped: string[];
+}
+
+export async function bootstrap(session: SqlSession, opts: BootstrapOptions): Promise<BootstrapReport> {
+  const dir = opts.migrationsDir ?? MIGRATIONS_DIR;
+  const global = loadMigrations(dir, 'global');
+  const perSubject = loadMigrations(dir, 'subject');
+  const report: BootstrapReport = { features: [], rolesCreated: [], migrationsApplied: [], migrationsSkipped: [] };
+  await session.query(`SELECT pg_advisory_lock(${LOCK_KEY})`);
+  try {
+    await ensureRoles(session, opts, report);
+    const features = await ensureSharedSchemas(session, opts.subjects);
+    report.features = [...features].sort();
+    await migrate(session, opts.subjects.ownerRole, 'global', 'brain', global, features, report);
+    for (const subject of opts.subjects.subjects) {
+      await ensureSubjectSchema(session, opts.subjects, subject);
+      await migrate(session, opts.subjects.ownerRole, subject.name, subject.name, perSubject, features, report);
+    }
+    await syncKinds(session, opts.subjects, opts.kinds);
+    await applyGrants(session, opts.subjects);
+  } finally {
+    await session.query(`SELECT pg_advisory_unlock(${LOCK_KEY})`);
+  }
+  return report;
+}
+
+async function migrate(
+  session: SqlSession,
+  ownerRole: string,
+  scope: string,
+  schema: string,
+  migrations: readonly Migration[],
+  features: ReadonlySet<string>,
+  report: BootstrapReport,
+): Promise<void> {
+  const result = await applyMigrations(session, migrations, { ownerRole, scope, schema, features });
+  report.migrationsApplied.push(...result.applied.map((f) => `${scope}: ${f}`));
+  report.migrationsSkipped.push(...result.skipped.map((f) => `${scope}: ${f}`));
+}
+
+interface RoleRow {
+  rolname: string;
+  rolsuper: boolean;
+  rolinherit: boolean;
+  rolcreaterole: boolean;
+  rolcreatedb: boolean;
+  rolcanlogin: boolean;
+  rolreplication: boolean;
+  rolbypassrls: boolean;
+}
+
+/** The owner (NOLOGIN), one role per subject and the audit role; no role is a member of another. */
+async function ensureRoles(session: SqlSession, opts: BootstrapOptions, report: BootstrapReport): Promise<void> {
+  const cfg = opts.subjects;
+  const login = opts.secrets !== null;
+  const wanted: { role: string; login: boolean }[] = [
+    { role: cfg.ownerRole, login: false },
+    { role: cfg.auditRole, login },
+    ...cfg.subjects.map((s) => ({ role: s.role, login })),
+  ];
+  const existing = new Map(
+    (await session.query<RoleRow>('SELECT * FROM pg_roles WHERE rolname = ANY($1)', [wanted.map((w) => w.role)])).map((r) => [r.rolname, r]),
+  );
+  for (const { role, login: canLogin } of wanted) {
+    const attrs = `${canLogin ? 'LOGIN' : 'NOLOGIN'} NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT NOREPLICATION NOBYPASSRLS`;
+    const row = existing.get(role);
+    const secret = canLogin ? opts.secrets!.ensure(role) : undefined;
+    if (!row) {
+      await createRole(session, role, attrs, secret?.password);
+      report.rolesCreated.push(role);
+    } else {
+      const drifted =
+        row.rolsuper || row.rolinherit || row.rolcreaterole || row.rolcreatedb || row.rolreplication || row.rolbypassrls || row.rolcanlogin !== canLogin;
+      if (drifted) await session.exec(`ALTER ROLE ${ident(role)} WITH ${attrs}`);
+      // A password file that is new (deleted, or a fresh checkout) is made true again.
+      if (secret?.created) await session.exec(`ALTER ROLE ${ident(role)} WITH PASSWORD ${literal(secret.password)}`);
+    }
+    // No app role may SET ROLE to another: strip any membership someone added by hand.
+    const memberships = await session.query<{ name: string }>(
+      'SELECT r.rolname AS name FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.roleid JOIN pg_roles u ON u.oid = m.member WHERE u.rolname = $1',
+      [role],
+    );
+    for (const { name } of memberships) await session.exec(`REVOKE ${ident(name)} FROM ${ident(role)}`);
+  }
+  const settings = await session.query<{ setconfig: string[] | null }>(
+    `SELECT s.setconfig FROM pg_db_role_setting s JOIN pg_roles r ON r.oid = s.setrole WHERE r.rolname = $1 AND s.setdatabase = 0`,
+    [cfg.auditRole],
+  );
+  if (!settings[0]?.setconfig?.includes('default_transaction_read_only=on')) {
+    await session.exec(`ALTER ROLE ${ident(cfg.auditRole)} SET default_transaction_read_only = on`);
+  }
+  // The bootstrap creates objects as the owner role, so the admin must be able to SET ROLE to it.
+  const [me] = await session.query<{ rolsuper: boolean; member: boolean }>(
+    'SELECT rolsuper, pg_has_role(current_user, $1, \'MEMBER\') AS member FROM pg_roles WHERE rolname = current_user',
+    [cfg.ownerRole],
+  );
+  if (!me?.rolsuper && !me?.member) await session.exec(`GRANT ${ident(cfg.ownerRole)} TO CURRENT_USER`);
+}
+
+async function createRole(session: SqlSession, role: string, attrs: string, password: string | undefined): Promise<void> {
+  try {
+    await session.exec(`CREATE ROLE ${ident(role)} WITH ${attrs}${password ? ` PASSWORD ${literal(password)}` : ''}`);
+  } catch (cause) {
+    if (sqlState(cause) === '42501') {
+      throw new ConfigError(`the admin connection may not create role "${role}"; bootstrap as a superuser or a role with CREATEROLE`, { cause });
+    }
+    throw cause;
+  }
+}
+
+/** brain, brain_ext (extensions), brain_private (secrets no app role reads); returns the features present. */
+async function ensureSharedSchemas(session: SqlSession, cfg: SubjectsConfig): Promise<Set<string>> {
+  const owner = ident(cfg.ownerRole);
+  for (const schema of SHARED_SCHEMAS) await session.exec(`CREATE SCHEMA IF NOT EXISTS ${schema} AUTHORIZATION ${owner}`);
+  await session.exec(`SET ROLE ${owner}; ${MIGRATIONS_TABLE}; RESET ROLE`);
+  const available = new Set(
+    (await session.query<{ name: string }>('SELECT name FROM pg_available_extensions WHERE name = ANY($1)', [[...EXTENSIONS]])).map((r) => r.name),
+  );
+  const installed = new Map(
+    (
+      await session.query<{ extname: string; schema: string }>(
+        'SELECT e.extname, n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = ANY($1)',
+        [[...EXTENSIONS]],
+      )
+    ).map((r) => [r.extname, r.schema]),
+  );
+  const features = new Set<string>();
+  for (const ext of EXTENSIONS) {
+    const where = installed.get(ext);
+    if (where !== undefined && where !== 'brain_ext') {
+      throw new ConfigError(`extension ${ext} is installed in schema "${where}"; claude-brain expects it in brain_ext (ALTER EXTENSION ${ext} SET SCHEMA brain_ext)`);
+    }
+    if (where === undefined && available.has(ext)) {
+      try {
+        await session.exec(`CREATE EXTENSION IF NOT EXISTS ${ext} SCHEMA brain_ext`);
+      } catch (cause) {
+        // Not fatal: without pgvector the brain still works, with keyword search only.
+        if (sqlState(cause) !== '42501') throw cause;
+        continue;
+      }
+    }
+    if (where !== undefined || available.has(ext)) features.add(ext);
+  }
+  return features;
+}
+
+async function ensureSubjectSchema(session: SqlSession, cfg: SubjectsConfig, subject: Subject): Promise<void> {
+  await session.exec(`CREATE SCHEMA IF NOT EXISTS ${ident(subject.name)} AUTHORIZATION ${ident(cfg.ownerRole)}`);
+  await session.query('INSERT INTO brain.subjects (name, role, is_personal) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING', [
+    subject.name,
+    subject.role,
+    subject.isPersonal,
+  ]);
+}
+
+/** Makes brain.kinds equal to kinds.yaml. Removing or reclassifying a kind in use is refused with the count. */
+export async function syncKinds(session: SqlSession, cfg: SubjectsConfig, kinds: readonly Kind[]): Promise<void> {
+  await inTransaction(session, async () => {
+    await session.exec(`SET LOCAL ROLE ${ident(cfg.ownerRole)}`);
+    const current = await session.query<Kind>('SELECT name, class, description FROM brain.kinds');
+    const byName = new Map(current.map((k) => [k.name, k]));
+    for (const stale of current.filter((c) => !kinds.some((k) => k.name === c.name && k.class === c.class))) {
+      const uses = await countKindUses(session, cfg, stale);
+      if (uses.total > 0) {
+        const moved = kinds.find((k) => k.name === stale.name);
+        throw new ConfigError(
+          `kinds.yaml ${moved ? `moves kind "${stale.name}" from ${stale.class} to ${moved.class}` : `no longer lists kind "${stale.name}"`}, ` +
+            `but ${uses.total} ${stale.class === 'topic' ? 'topic' : 'episode'}(s) still use it (${uses.detail}); ` +
+            'change their kind first, or keep the kind',
+        );
+      }
+      await session.query('DELETE FROM brain.kinds WHERE name = $1', [stale.name]);
+      byName.delete(stale.name);
+    }
+    for (const kind of kinds) {
+      const have = byName.get(kind.name);
+      if (have && have.class === kind.class && have.description === kind.description) continue;
+      await session.query(
+        `INSERT INTO brain.kinds (name, class, description) VALUES ($1, $2, $3)
+         ON CONFLICT (name) DO UPDATE SET description = EXCLUDED.description`,
+        [kind.name, kind.class, kind.description],
+      );
+    }
+  });
+}
+
+async function countKindUses(session: SqlSession, cfg: SubjectsConfig, kind: Kind): Promise<{ total: number; detail: string }> {
+  const table = kind.class === 'topic' ? 'topics' : 'episodes';
+  let total = 0;
+  const parts: string[] = [];
+  for (const s of cfg.subjects) {
+    const [row] = await session.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${ident(s.name)}.${table} WHERE kind = $1`, [kind.name]);
+    if (row && row.n > 0) {
+      total += row.n;
+      parts.push(`${s.name}: ${row.n}`);
+    }
+  }
+  return { total, detail: parts.join(', ') };
+}
+
+function template(file: string, values: Record<string, string>): string {
+  return readFileSync(`${GRANTS_DIR}/${file}`, 'utf8').replace(/\{\{(\w+)\}\}/g, (_, key: string) => {
+    const value = values[key];
+    if (value === undefined) throw new Error(`${file}: unknown placeholder {{${key}}}`);
+    return ident(value);
+  });
+}
+
+/**
+ * The whole isolation model, applied from db/grants/*.sql. Grants only ever add what the
+ * design allows; for every pair the design does not allow, everything is revoked, so a
+ * grant someone added by hand does not survive the next start.
+ */
+export async function applyGrants(session: SqlSession, cfg: SubjectsConfig): Promise<void> {
+  const [{ db }] = (await session.query<{ db: string }>('SELECT current_database() AS db')) as [{ db: string }];
+  const personal = cfg.subjects.find((s) => s.isPersonal)!;
+  // Run as the admin: a superuser's GRANT acts as the object's owner, and GRANT CONNECT
+  // and REVOKE ... ON DATABASE need the database owner's rights, which the owner role lacks.
+  await inTransaction(session, async () => {
+    for (const role of [cfg.auditRole, ...cfg.subjects.map((s) => s.role)]) {
+      await session.exec(template('role.sql', { database: db, role }));
+    }
+    for (const subject of cfg.subjects) {
+      await session.exec(template('subject.sql', { schema: subject.name, role: subject.role, owner: cfg.ownerRole, audit: cfg.auditRole }));
+      if (!subject.isPersonal) {
+        await session.exec(template('upcast.sql', { personal: personal.name, role: subject.role, owner: cfg.ownerRole }));
+      }
+      for (const other of cfg.subjects) {
+        const allowed = other.name === subject.name || (other.isPersonal && !subject.isPersonal);
+        if (allowed) continue;
+        await session.exec(
+          `REVOKE ALL ON SCHEMA ${ident(other.name)} FROM ${ident(subject.role)}; ` +
+            `REVOKE ALL ON ALL TABLES IN SCHEMA ${ident(other.name)} FROM ${ident(subject.role)}; ` +
+            `REVOKE ALL ON ALL SEQUENCES IN SCHEMA ${ident(other.name)} FROM ${ident(subject.role)}`,
+        );
+      }
+    }
+    await session.exec(template('database.sql', { database: db, owner: cfg.ownerRole }));
+  });
+}

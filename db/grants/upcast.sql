@@ -1,0 +1,14 @@
+-- A project role in `personal`: it reads the shared knowledge and may add and amend it
+-- (an upcast), but never remove it. The absence of DELETE is the point.
+-- There is no file granting a project anything on another project: the isolation is the
+-- statement that isn't there.
+-- Placeholders: {{personal}}, {{role}}, {{owner}}.
+
+GRANT USAGE ON SCHEMA {{personal}} TO {{role}};
+GRANT SELECT, INSERT, UPDATE ON ALL TABLES IN SCHEMA {{personal}} TO {{role}};
+GRANT USAGE ON ALL SEQUENCES IN SCHEMA {{personal}} TO {{role}};
+REVOKE DELETE, TRUNCATE, REFERENCES, TRIGGER ON ALL TABLES IN SCHEMA {{personal}} FROM {{role}};
+ALTER DEFAULT PRIVILEGES FOR ROLE {{owner}} IN SCHEMA {{personal}}
+  GRANT SELECT, INSERT, UPDATE ON TABLES TO {{role}};
+ALTER DEFAULT PRIVILEGES FOR ROLE {{owner}} IN SCHEMA {{personal}}
+  GRANT USAGE ON SEQUENCES TO {{role}};

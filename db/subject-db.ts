@@ -1,0 +1,57 @@
+// One database handle per subject, connecting as that subject's role and nothing else.
+// Server mode: a pg pool logging in as the role with its own password.
+// Embedded mode: the shared PGlite, with every statement run under SET LOCAL ROLE.
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { Subject } from '../config/subjects.js';
+import type { KnowledgeDatabase } from './database.js';
+import type { EmbeddedDatabase } from './embedded.js';
+import { PGliteRoleDialect } from './pglite-dialect.js';
+
+// int8 as a JS number, as in the embedded brain; ids stay far below 2^53.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+
+export interface ServerLocation {
+  host: string;
+  port: number;
+  database: string;
+}
+
+export interface SubjectDb {
+  readonly subject: Subject;
+  readonly db: Kysely<KnowledgeDatabase>;
+  close(): Promise<void>;
+}
+
+export function openServerSubjectDb(location: ServerLocation, subject: Subject, password: string, poolSize = 5): SubjectDb {
+  const pool = new pg.Pool({
+    host: location.host,
+    port: location.port,
+    database: location.database,
+    user: subject.role,
+    password,
+    max: poolSize,
+    application_name: `claude-brain:${subject.name}`,
+    connectionTimeoutMillis: 10_000,
+  });
+  const db = new Kysely<KnowledgeDatabase>({ dialect: new PostgresDialect({ pool }) });
+  return { subject, db, close: () => db.destroy() };
+}
+
+export function openEmbeddedSubjectDb(embedded: EmbeddedDatabase, subject: Subject): SubjectDb {
+  const db = new Kysely<KnowledgeDatabase>({ dialect: new PGliteRoleDialect(embedded, subject.role) });
+  return { subject, db, close: () => db.destroy() };
+}
+
+/** Parses a server URL that must not carry credentials (each role brings its own). */
+export function parseServerUrl(url: string): ServerLocation {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new Error('BRAIN_DATABASE_URL is not a URL; expected postgres://HOST:PORT/DATABASE');
+  }
+  if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') throw new Error('BRAIN_DATABASE_URL must start with postgres://');
+  if (u.password) throw new Error('BRAIN_DATABASE_URL must not contain a password; each subject role reads its own password file');
+  return { host: decodeURIComponent(u.hostname) || '127.0.0.1', port: Number(u.port || 5432), database: decodeURIComponent(u.pathname.slice(1)) || 'brain' };
+}

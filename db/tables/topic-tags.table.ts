@@ -1,0 +1,4 @@
+export interface TopicTagsTable {
+  topic_id: number;
+  tag: string;
+}

@@ -1,0 +1,161 @@
+// The isolation matrix: every subject role (and the audit role) x every subject schema x
+// every operation, executed for real, must give exactly the designed outcome: allowed, or
+// refused by Postgres with 42501. On the server each role logs in with its own password;
+// on PGlite each statement runs under SET LOCAL ROLE.
+import { beforeAll, expect, it } from 'vitest';
+import type { SubjectsConfig } from '../config/subjects.js';
+import { ident } from '../db/sql.js';
+import type { BrainUnderTest } from './support/brains.js';
+import { describeOnBothDatabases, outcome } from './support/both-databases.js';
+
+const OPS = ['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'TRUNCATE', 'CREATE', 'ALTER', 'DROP'] as const;
+type Op = (typeof OPS)[number];
+
+/** The design, stated once: what a role may do in a schema. */
+export function designed(cfg: SubjectsConfig, role: string, schema: string): ReadonlySet<Op> {
+  if (role === cfg.auditRole) return new Set(['SELECT']);
+  const own = cfg.subjects.find((s) => s.role === role)!;
+  if (own.name === schema) return new Set(['SELECT', 'INSERT', 'UPDATE']);
+  const target = cfg.subjects.find((s) => s.name === schema)!;
+  if (target.isPersonal && !own.isPersonal) return new Set(['SELECT', 'INSERT', 'UPDATE']);
+  return new Set();
+}
+
+function statement(op: Op, schema: string): string {
+  const t = `${ident(schema)}.topics`;
+  switch (op) {
+    case 'SELECT':
+      return `SELECT count(*) FROM ${t}`;
+    case 'INSERT':
+      return `INSERT INTO ${t} (slug, kind, title) VALUES ('matrix/probe', 'concept', 'Probe')`;
+    case 'UPDATE':
+      return `UPDATE ${t} SET summary = 'changed' WHERE slug = 'seed/one'`;
+    case 'DELETE':
+      return `DELETE FROM ${t} WHERE slug = 'seed/one'`;
+    case 'TRUNCATE':
+      return `TRUNCATE ${t} CASCADE`;
+    case 'CREATE':
+      return `CREATE TABLE ${ident(schema)}.intruder (x int)`;
+    case 'ALTER':
+      return `ALTER TABLE ${t} ADD COLUMN intruder int`;
+    case 'DROP':
+      return `DROP TABLE ${t} CASCADE`;
+  }
+}
+
+async function seed(brain: BrainUnderTest): Promise<void> {
+  for (const s of brain.config.subjects) {
+    await brain.admin.query(`INSERT INTO ${ident(s.name)}.topics (slug, kind, title, body) VALUES ('seed/one', 'concept', $1, $2)`, [
+      `Seed of ${s.name}`,
+      `secret-${s.name}-content`,
+    ]);
+  }
+}
+
+describeOnBothDatabases('isolation matrix', (brain) => {
+  beforeAll(async () => {
+    await seed(brain());
+  });
+
+  it('gives every role x schema x operation exactly the designed outcome', async () => {
+    const cfg = brain().config;
+    const roles = [...cfg.subjects.map((s) => s.role), cfg.auditRole];
+    const mismatches: string[] = [];
+    let probes = 0;
+    for (const role of roles) {
+      for (const { name: schema } of cfg.subjects) {
+        const allowed = designed(cfg, role, schema);
+        for (const op of OPS) {
+          // The audit role is read-only by default; READ WRITE makes the grants the thing tested.
+          const prefix = role === cfg.auditRole ? 'SET TRANSACTION READ WRITE; ' : '';
+          const got = await outcome(() => brain().asRole(role, (s) => s.exec(prefix + statement(op, schema))));
+          const want = allowed.has(op) ? 'ok' : '42501';
+          probes++;
+          if (got !== want) mismatches.push(`${role} ${op} on ${schema}: expected ${want}, got ${got}`);
+        }
+      }
+    }
+    expect(mismatches).toEqual([]);
+    expect(probes).toBe(roles.length * cfg.subjects.length * OPS.length);
+  });
+
+  it('leaves every row where it was (each probe ran in a rolled-back transaction)', async () => {
+    for (const s of brain().config.subjects) {
+      const rows = await brain().admin.query<{ slug: string }>(`SELECT slug FROM ${ident(s.name)}.topics ORDER BY slug`);
+      expect(rows.map((r) => r.slug)).toEqual(['seed/one']);
+    }
+  });
+
+  it('grants on every table, sequence and schema match the design (catalog check)', async () => {
+    const cfg = brain().config;
+    const admin = brain().admin;
+    const tables = await admin.query<{ schema: string; name: string }>(
+      'SELECT schemaname AS schema, tablename AS name FROM pg_tables WHERE schemaname = ANY($1) ORDER BY 1, 2',
+      [cfg.subjects.map((s) => s.name)],
+    );
+    expect(tables.length).toBeGreaterThanOrEqual(cfg.subjects.length * 8);
+    const privileges = ['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'TRUNCATE', 'REFERENCES', 'TRIGGER'];
+    const mismatches: string[] = [];
+    for (const role of [...cfg.subjects.map((s) => s.role), cfg.auditRole]) {
+      for (const t of tables) {
+        const allowed = designed(cfg, role, t.schema);
+        const history = ['versions', 'outbox'].includes(t.name);
+        for (const p of privileges) {
+          const [row] = await admin.query<{ has: boolean }>('SELECT has_table_privilege($1, $2, $3) AS has', [role, `${ident(t.schema)}.${ident(t.name)}`, p]);
+          // History tables are append-only, written by triggers: readable, never writable.
+          const want = history ? p === 'SELECT' && allowed.has('SELECT') : allowed.has(p as Op);
+          if (row!.has !== want) mismatches.push(`${role} ${p} on ${t.schema}.${t.name}: expected ${want}`);
+        }
+      }
+      for (const s of cfg.subjects) {
+        const [row] = await admin.query<{ usage: boolean; create: boolean }>(
+          "SELECT has_schema_privilege($1, $2, 'USAGE') AS usage, has_schema_privilege($1, $2, 'CREATE') AS create",
+          [role, s.name],
+        );
+        if (row!.usage !== designed(cfg, role, s.name).has('SELECT')) mismatches.push(`${role} USAGE on schema ${s.name}`);
+        if (row!.create) mismatches.push(`${role} CREATE on schema ${s.name}`);
+      }
+      const [g] = await admin.query<Record<string, boolean>>(
+        `SELECT has_schema_privilege($1, 'public', 'CREATE') AS public_create,
+                has_schema_privilege($1, 'public', 'USAGE') AS public_usage,
+                has_schema_privilege($1, 'brain_private', 'USAGE') AS private_usage,
+                has_schema_privilege($1, 'brain', 'CREATE') AS brain_create,
+                has_schema_privilege($1, 'brain_ext', 'CREATE') AS ext_create,
+                has_database_privilege($1, current_database(), 'CREATE') AS db_create,
+                has_database_privilege($1, current_database(), 'TEMP') AS db_temp,
+                NOT has_database_privilege($1, current_database(), 'CONNECT') AS no_connect`,
+        [role],
+      );
+      for (const [k, v] of Object.entries(g!)) if (v) mismatches.push(`${role}: ${k}`);
+    }
+    expect(mismatches).toEqual([]);
+  });
+
+  it('app roles own nothing, belong to no role, and carry no dangerous attributes', async () => {
+    const cfg = brain().config;
+    const appRoles = [...cfg.subjects.map((s) => s.role), cfg.auditRole];
+    const owned = await brain().admin.query(
+      `SELECT 'class' AS what, relname AS name FROM pg_class WHERE relowner::regrole::text = ANY($1)
+       UNION ALL SELECT 'schema', nspname FROM pg_namespace WHERE nspowner::regrole::text = ANY($1)
+       UNION ALL SELECT 'function', proname FROM pg_proc WHERE proowner::regrole::text = ANY($1)
+       UNION ALL SELECT 'type', typname FROM pg_type WHERE typowner::regrole::text = ANY($1)`,
+      [appRoles.map((r) => ident(r)).concat(appRoles)],
+    );
+    expect(owned).toEqual([]);
+    const members = await brain().admin.query(
+      'SELECT r.rolname FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.member WHERE r.rolname = ANY($1)',
+      [appRoles],
+    );
+    expect(members).toEqual([]);
+    const attrs = await brain().admin.query<{ rolname: string }>(
+      'SELECT rolname FROM pg_roles WHERE rolname = ANY($1) AND (rolsuper OR rolcreaterole OR rolcreatedb OR rolreplication OR rolbypassrls OR rolinherit)',
+      [[...appRoles, cfg.ownerRole]],
+    );
+    expect(attrs).toEqual([]);
+    const schemas = await brain().admin.query<{ nspname: string; owner: string }>(
+      "SELECT nspname, nspowner::regrole::text AS owner FROM pg_namespace WHERE nspname = ANY($1)",
+      [[...cfg.subjects.map((s) => s.name), 'brain', 'brain_ext', 'brain_private']],
+    );
+    expect(schemas.every((s) => s.owner.replace(/"/g, '') === cfg.ownerRole)).toBe(true);
+  });
+});

@@ -1,0 +1,151 @@
+// Brains under test, on both databases, built through the real bootstrap:
+// - embeddedBrain(): PGlite in memory; a role's statements run under SET LOCAL ROLE.
+// - serverBrain(): a fresh database on the real server; a role's statements run over a
+//   real login connection with that role's generated password.
+// Each brain gets its own role prefix, so tests can run in parallel on one server.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { loadKinds } from '../../config/kinds.js';
+import { parseSubjects, type SubjectsConfig } from '../../config/subjects.js';
+import { bootstrap, type BootstrapReport } from '../../db/bootstrap.js';
+import { EmbeddedDatabase } from '../../db/embedded.js';
+import { SecretStore } from '../../db/secrets.js';
+import { ident, pgliteSession, pgSession, type SqlSession } from '../../db/sql.js';
+import { openEmbeddedSubjectDb, openServerSubjectDb, type SubjectDb } from '../../db/subject-db.js';
+
+export const DEFAULT_SUBJECTS = ['personal', 'homelab', 'novel', 'book'];
+export const KINDS = loadKinds(new URL('../../kinds.yaml', import.meta.url).pathname);
+
+export interface BrainUnderTest {
+  readonly label: '[pglite]' | '[postgres]';
+  readonly config: SubjectsConfig;
+  /** A superuser session, for setting up state and looking at it directly. */
+  readonly admin: SqlSession;
+  /** Runs fn as `role` in one transaction; rolled back unless commit is asked for. */
+  asRole<T>(role: string, fn: (s: SqlSession) => Promise<T>, opts?: { commit?: boolean }): Promise<T>;
+  subjectDb(subject: string): SubjectDb;
+  bootstrap(config?: SubjectsConfig): Promise<BootstrapReport>;
+  close(): Promise<void>;
+}
+
+export function testSubjects(names: readonly string[] = DEFAULT_SUBJECTS, prefix = `t${randomBytes(3).toString('hex')}_`): SubjectsConfig {
+  const yaml = `role_prefix: ${prefix}\nsubjects:\n${names.map((n, i) => `  ${n}:\n    port: ${17400 + i}\n`).join('')}`;
+  return parseSubjects(yaml, 'test subjects');
+}
+
+export async function embeddedBrain(config = testSubjects()): Promise<BrainUnderTest> {
+  const embedded = await EmbeddedDatabase.open();
+  const admin = pgliteSession(embedded.pg);
+  let current = config;
+  const handles: SubjectDb[] = [];
+  const brain: BrainUnderTest = {
+    label: '[pglite]',
+    get config() {
+      return current;
+    },
+    admin,
+    asRole: (role, fn, opts) =>
+      embedded.lock.run(async () => {
+        await admin.exec(`BEGIN; SET LOCAL ROLE ${ident(role)}`);
+        try {
+          const result = await fn(admin);
+          await admin.exec(opts?.commit ? 'COMMIT' : 'ROLLBACK');
+          return result;
+        } catch (error) {
+          await admin.exec('ROLLBACK');
+          throw error;
+        }
+      }),
+    subjectDb(subject) {
+      const s = current.subjects.find((x) => x.name === subject)!;
+      const handle = openEmbeddedSubjectDb(embedded, s);
+      handles.push(handle);
+      return handle;
+    },
+    bootstrap: (next) => {
+      current = next ?? current;
+      return embedded.lock.run(() => bootstrap(admin, { subjects: current, kinds: KINDS, secrets: null }));
+    },
+    async close() {
+      for (const h of handles) await h.close();
+      await embedded.close();
+    },
+  };
+  await brain.bootstrap();
+  return brain;
+}
+
+export async function serverBrain(adminUrl: string, config = testSubjects()): Promise<BrainUnderTest> {
+  const database = `brain_test_${randomBytes(4).toString('hex')}`;
+  const root = new pg.Client({ connectionString: adminUrl });
+  await root.connect();
+  await root.query(`CREATE DATABASE ${ident(database)}`);
+  await root.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${database}`;
+  const adminClient = new pg.Client({ connectionString: url.toString() });
+  await adminClient.connect();
+  const admin = pgSession(adminClient);
+  const secretsDir = mkdtempSync(join(tmpdir(), 'brain-secrets-'));
+  const secrets = new SecretStore(secretsDir);
+  const location = { host: url.hostname, port: Number(url.port), database };
+  let current = config;
+  const clients = new Map<string, pg.Client>();
+  const handles: SubjectDb[] = [];
+  const login = async (role: string) => {
+    let client = clients.get(role);
+    if (!client) {
+      client = new pg.Client({ ...location, user: role, password: secrets.read(role) ?? 'no-password' });
+      await client.connect();
+      clients.set(role, client);
+    }
+    return client;
+  };
+  const brain: BrainUnderTest = {
+    label: '[postgres]',
+    get config() {
+      return current;
+    },
+    admin,
+    async asRole(role, fn, opts) {
+      const client = await login(role);
+      const session = pgSession(client);
+      await client.query('BEGIN');
+      try {
+        const result = await fn(session);
+        await client.query(opts?.commit ? 'COMMIT' : 'ROLLBACK');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw error;
+      }
+    },
+    subjectDb(subject) {
+      const s = current.subjects.find((x) => x.name === subject)!;
+      const handle = openServerSubjectDb(location, s, secrets.read(s.role)!);
+      handles.push(handle);
+      return handle;
+    },
+    bootstrap: (next) => {
+      current = next ?? current;
+      return bootstrap(admin, { subjects: current, kinds: KINDS, secrets });
+    },
+    async close() {
+      for (const h of handles) await h.close();
+      for (const c of clients.values()) await c.end().catch(() => undefined);
+      await adminClient.end();
+      const cleanup = new pg.Client({ connectionString: adminUrl });
+      await cleanup.connect();
+      await cleanup.query(`DROP DATABASE IF EXISTS ${ident(database)} WITH (FORCE)`);
+      const roles = await cleanup.query<{ rolname: string }>('SELECT rolname FROM pg_roles WHERE starts_with(rolname, $1)', [current.rolePrefix]);
+      for (const { rolname } of roles.rows) await cleanup.query(`DROP ROLE IF EXISTS ${ident(rolname)}`);
+      await cleanup.end();
+      rmSync(secretsDir, { recursive: true, force: true });
+    },
+  };
+  await brain.bootstrap();
+  return brain;
+}
