@@ -3,23 +3,10 @@
 // refused by Postgres with 42501. On the server each role logs in with its own password;
 // on PGlite each statement runs under SET LOCAL ROLE.
 import { beforeAll, expect, it } from 'vitest';
-import type { SubjectsConfig } from '../config/subjects.js';
 import { ident } from '../db/sql.js';
 import type { BrainUnderTest } from './support/brains.js';
 import { describeOnBothDatabases, outcome } from './support/both-databases.js';
-
-const OPS = ['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'TRUNCATE', 'CREATE', 'ALTER', 'DROP'] as const;
-type Op = (typeof OPS)[number];
-
-/** The design, stated once: what a role may do in a schema. */
-export function designed(cfg: SubjectsConfig, role: string, schema: string): ReadonlySet<Op> {
-  if (role === cfg.auditRole) return new Set(['SELECT']);
-  const own = cfg.subjects.find((s) => s.role === role)!;
-  if (own.name === schema) return new Set(['SELECT', 'INSERT', 'UPDATE']);
-  const target = cfg.subjects.find((s) => s.name === schema)!;
-  if (target.isPersonal && !own.isPersonal) return new Set(['SELECT', 'INSERT', 'UPDATE']);
-  return new Set();
-}
+import { designed, HISTORY_TABLES, OPS, type Op } from './support/design.js';
 
 function statement(op: Op, schema: string): string {
   const t = `${ident(schema)}.topics`;
@@ -99,7 +86,7 @@ describeOnBothDatabases('isolation matrix', (brain) => {
     for (const role of [...cfg.subjects.map((s) => s.role), cfg.auditRole]) {
       for (const t of tables) {
         const allowed = designed(cfg, role, t.schema);
-        const history = ['versions', 'outbox'].includes(t.name);
+        const history = HISTORY_TABLES.includes(t.name);
         for (const p of privileges) {
           const [row] = await admin.query<{ has: boolean }>('SELECT has_table_privilege($1, $2, $3) AS has', [role, `${ident(t.schema)}.${ident(t.name)}`, p]);
           // History tables are append-only, written by triggers: readable, never writable.
