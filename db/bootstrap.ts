@@ -3,12 +3,14 @@
 // Re-running it on an up-to-date database changes nothing.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { DenyList } from '../config/deny-list.js';
 import type { Kind } from '../config/kinds.js';
 import type { Subject, SubjectsConfig } from '../config/subjects.js';
 import { ConfigError } from '../config/subjects.js';
 import { applyMigrations, loadMigrations, MIGRATIONS_TABLE, type Migration } from './migrate.js';
 import { ident, inTransaction, literal, sqlState, type SqlSession } from './sql.js';
 import type { SecretStore } from './secrets.js';
+import { syncDenyList } from './sync-deny-list.js';
 
 /** Where the SQL lives, relative to this file in both the source tree and dist/. */
 const ROOT = fileURLToPath(new URL(import.meta.url.includes('/dist/') ? '../../' : '../', import.meta.url));
@@ -22,6 +24,7 @@ export const SHARED_SCHEMAS = ['brain', 'brain_ext', 'brain_private'] as const;
 export interface BootstrapOptions {
   subjects: SubjectsConfig;
   kinds: readonly Kind[];
+  denyList: DenyList;
   /**
    * Server mode: subject and audit roles log in with passwords kept in this store.
    * Embedded mode (PGlite): null; roles are NOLOGIN and reached with SET LOCAL ROLE.
@@ -52,7 +55,9 @@ export async function bootstrap(session: SqlSession, opts: BootstrapOptions): Pr
       await ensureSubjectSchema(session, opts.subjects, subject);
       await migrate(session, opts.subjects.ownerRole, subject.name, subject.name, perSubject, features, report);
     }
+    await syncSettings(session, opts.subjects);
     await syncKinds(session, opts.subjects, opts.kinds);
+    await syncDenyList(session, opts.denyList);
     await applyGrants(session, opts.subjects);
   } finally {
     await session.query(`SELECT pg_advisory_unlock(${LOCK_KEY})`);
@@ -187,6 +192,15 @@ async function ensureSubjectSchema(session: SqlSession, cfg: SubjectsConfig, sub
     subject.role,
     subject.isPersonal,
   ]);
+}
+
+/** Settings the triggers read (the role prefix tells an upcast from personal's own write). */
+async function syncSettings(session: SqlSession, cfg: SubjectsConfig): Promise<void> {
+  await session.query(
+    `INSERT INTO brain.settings (key, value) VALUES ('role_prefix', $1)
+     ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value WHERE brain.settings.value IS DISTINCT FROM EXCLUDED.value`,
+    [cfg.rolePrefix],
+  );
 }
 
 /** Makes brain.kinds equal to kinds.yaml. Removing or reclassifying a kind in use is refused with the count. */

@@ -3,6 +3,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
+import { loadDenyList } from '../config/deny-list.js';
 import { loadKinds } from '../config/kinds.js';
 import { adminUrl, type RuntimeConfig } from '../config/runtime.js';
 import { loadSubjects, type SubjectsConfig } from '../config/subjects.js';
@@ -55,6 +56,7 @@ export async function runBootstrap(rt: RuntimeConfig, admin: AdminConnection, su
   return bootstrap(admin.session, {
     subjects: subjects ?? loadSubjects(rt.subjectsFile),
     kinds: loadKinds(rt.kindsFile),
+    denyList: loadDenyList(rt.denyListFile),
     secrets: admin.secrets,
   });
 }

@@ -10,10 +10,10 @@ import { bootstrap } from '../db/bootstrap.js';
 import { MIGRATIONS_DIR } from '../db/bootstrap.js';
 import { SecretStore } from '../db/secrets.js';
 import { ident, pgSession } from '../db/sql.js';
-import { embeddedBrain, KINDS, testSubjects, DEFAULT_SUBJECTS } from './support/brains.js';
+import { DENY_LIST, embeddedBrain, KINDS, testSubjects, DEFAULT_SUBJECTS } from './support/brains.js';
 import { describeOnBothDatabases, outcome } from './support/both-databases.js';
 import { catalogSnapshot } from './support/catalog.js';
-import { designed, HISTORY_TABLES } from './support/design.js';
+import { designedTablePrivileges } from './support/design.js';
 
 describeOnBothDatabases('bootstrap', (brain) => {
   it('re-running it on an up-to-date database changes nothing', async () => {
@@ -49,7 +49,7 @@ describeOnBothDatabases('bootstrap', (brain) => {
         for (const { t } of tables) {
           for (const p of ['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'TRUNCATE'] as const) {
             const [row] = await brain().admin.query<{ has: boolean }>('SELECT has_table_privilege($1, $2, $3) AS has', [role, `${schema}.${t}`, p]);
-            const want = HISTORY_TABLES.includes(t) ? p === 'SELECT' && designed(next, role, schema).has('SELECT') : designed(next, role, schema).has(p);
+            const want = designedTablePrivileges(next, role, schema, t).has(p);
             if (row!.has !== want) wrong.push(`${role} ${p} ${schema}.${t}`);
           }
         }
@@ -77,7 +77,7 @@ describe('[pglite] bootstrap failures', () => {
     try {
       cpSync(MIGRATIONS_DIR, dir, { recursive: true });
       writeFileSync(join(dir, 'subject', '9001_broken.sql'), 'CREATE TABLE half_done (x int);\nSELECT * FROM no_such_table;\n');
-      const error = await bootstrap(brain.admin, { subjects: brain.config, kinds: KINDS, secrets: null, migrationsDir: dir }).catch((e: unknown) => e);
+      const error = await bootstrap(brain.admin, { subjects: brain.config, kinds: KINDS, denyList: DENY_LIST, secrets: null, migrationsDir: dir }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(Error);
       expect((error as Error).message).toContain('migrations/subject/9001_broken.sql');
       expect((error as Error).message).toContain('no_such_table');
@@ -88,9 +88,9 @@ describe('[pglite] bootstrap failures', () => {
       expect(recorded).toEqual([]);
       // An applied migration that was edited afterwards is refused, not re-run.
       writeFileSync(join(dir, 'subject', '9001_broken.sql'), 'SELECT 1;\n');
-      await bootstrap(brain.admin, { subjects: brain.config, kinds: KINDS, secrets: null, migrationsDir: dir });
+      await bootstrap(brain.admin, { subjects: brain.config, kinds: KINDS, denyList: DENY_LIST, secrets: null, migrationsDir: dir });
       writeFileSync(join(dir, 'subject', '9001_broken.sql'), 'SELECT 2;\n');
-      await expect(bootstrap(brain.admin, { subjects: brain.config, kinds: KINDS, secrets: null, migrationsDir: dir })).rejects.toThrow(/was changed after it was applied/);
+      await expect(bootstrap(brain.admin, { subjects: brain.config, kinds: KINDS, denyList: DENY_LIST, secrets: null, migrationsDir: dir })).rejects.toThrow(/was changed after it was applied/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
       await brain.close();
@@ -102,9 +102,9 @@ describe('[pglite] bootstrap failures', () => {
     try {
       await brain.admin.exec("INSERT INTO homelab.topics (slug, kind, title) VALUES ('t/1', 'tool', 'One'), ('t/2', 'tool', 'Two')");
       const fewer = KINDS.filter((k) => k.name !== 'tool');
-      await expect(bootstrap(brain.admin, { subjects: brain.config, kinds: fewer, secrets: null })).rejects.toThrow(/no longer lists kind "tool", but 2 topic\(s\) still use it \(homelab: 2\)/);
+      await expect(bootstrap(brain.admin, { subjects: brain.config, kinds: fewer, denyList: DENY_LIST, secrets: null })).rejects.toThrow(/no longer lists kind "tool", but 2 topic\(s\) still use it \(homelab: 2\)/);
       const unused = KINDS.filter((k) => k.name !== 'media');
-      await bootstrap(brain.admin, { subjects: brain.config, kinds: unused, secrets: null });
+      await bootstrap(brain.admin, { subjects: brain.config, kinds: unused, denyList: DENY_LIST, secrets: null });
       expect(await brain.admin.query("SELECT 1 FROM brain.kinds WHERE name = 'media'")).toEqual([]);
     } finally {
       await brain.close();
@@ -130,13 +130,13 @@ describe.skipIf(!inject('pgAdminUrl'))('[postgres] concurrent bootstraps', () =>
     const secrets = new SecretStore(secretsDir);
     try {
       const [ra, rb] = await Promise.all([
-        bootstrap(pgSession(a), { subjects: config, kinds: KINDS, secrets }),
-        bootstrap(pgSession(b), { subjects: config, kinds: KINDS, secrets }),
+        bootstrap(pgSession(a), { subjects: config, kinds: KINDS, denyList: DENY_LIST, secrets }),
+        bootstrap(pgSession(b), { subjects: config, kinds: KINDS, denyList: DENY_LIST, secrets }),
       ]);
       // One of them did the work; the other found it done.
       expect([ra.migrationsApplied.length, rb.migrationsApplied.length].sort((x, y) => x - y)[0]).toBe(0);
       const once = await catalogSnapshot(pgSession(a), config.rolePrefix);
-      await bootstrap(pgSession(a), { subjects: config, kinds: KINDS, secrets });
+      await bootstrap(pgSession(a), { subjects: config, kinds: KINDS, denyList: DENY_LIST, secrets });
       expect(await catalogSnapshot(pgSession(a), config.rolePrefix)).toEqual(once);
       const dupes = await a.query('SELECT scope, version FROM brain.schema_migrations GROUP BY 1, 2 HAVING count(*) > 1');
       expect(dupes.rows).toEqual([]);

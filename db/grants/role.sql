@@ -5,5 +5,7 @@ GRANT CONNECT ON DATABASE {{database}} TO {{role}};
 -- Shared, non-secret vocabulary and settings; the extension types and operators.
 GRANT USAGE ON SCHEMA brain, brain_ext TO {{role}};
 GRANT SELECT ON brain.kinds, brain.settings TO {{role}};
-GRANT EXECUTE ON FUNCTION brain.text_search_config() TO {{role}};
--- brain_private (the deny-list's tokens) is deliberately absent: no app role may read it.
+-- Pure helpers that our SECURITY INVOKER triggers call as the writer.
+GRANT EXECUTE ON FUNCTION brain.text_search_config(), brain.same_content(anyelement, anyelement), brain.tx_setting(text) TO {{role}};
+-- brain_private (the deny-list and its tokens) is deliberately absent: no app role may
+-- read it. Its functions run as the owner from triggers, which need no EXECUTE grant.

@@ -17,3 +17,6 @@ GRANT USAGE ON SCHEMA {{schema}} TO {{audit}};
 GRANT SELECT ON ALL TABLES IN SCHEMA {{schema}} TO {{audit}};
 ALTER DEFAULT PRIVILEGES FOR ROLE {{owner}} IN SCHEMA {{schema}}
   GRANT SELECT ON TABLES TO {{audit}};
+
+-- History is append-only: rows are added by triggers (as the writer), never changed.
+REVOKE UPDATE, DELETE ON {{schema}}.versions, {{schema}}.outbox FROM {{role}};

@@ -12,3 +12,6 @@ ALTER DEFAULT PRIVILEGES FOR ROLE {{owner}} IN SCHEMA {{personal}}
   GRANT SELECT, INSERT, UPDATE ON TABLES TO {{role}};
 ALTER DEFAULT PRIVILEGES FOR ROLE {{owner}} IN SCHEMA {{personal}}
   GRANT USAGE ON SEQUENCES TO {{role}};
+
+-- A project's upcast leaves history in personal's outbox and versions; it cannot alter it.
+REVOKE UPDATE, DELETE ON {{personal}}.versions, {{personal}}.outbox FROM {{role}};

@@ -125,11 +125,13 @@ describe('OllamaEmbedder against a fake Ollama server', () => {
   it('credentials in the URL are sent as Basic auth and never appear in messages', async () => {
     const url = fake.url.replace('http://', 'http://brain:s3cret-pass@') + '/?token=t0ps3cret';
     const e = new OllamaEmbedder({ url, model: 'missing-model' });
-    const notFound = await e.embedQuery('x').catch((x: unknown) => x as Error);
+    const notFound = (await e.embedQuery('x').catch((x: unknown) => x)) as Error;
     expect(fake.requests[0]!.headers.authorization).toBe(`Basic ${Buffer.from('brain:s3cret-pass').toString('base64')}`);
     await fake.down();
-    const down = await e.embedQuery('x').catch((x: unknown) => x as Error);
+    const down = (await e.embedQuery('x').catch((x: unknown) => x)) as Error;
     const health = await e.health();
+    expect(notFound).toBeInstanceOf(EmbedderModelError);
+    expect(down).toBeInstanceOf(EmbedderUnavailableError);
     for (const text of [notFound.message, down.message, health.reason ?? '', e.displayUrl]) {
       expect(text).not.toMatch(/s3cret|t0ps3cret|brain:/);
     }

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { loadDenyList } from '../../config/deny-list.js';
 import { loadKinds } from '../../config/kinds.js';
 import { parseSubjects, type SubjectsConfig } from '../../config/subjects.js';
 import { bootstrap, type BootstrapReport } from '../../db/bootstrap.js';
@@ -18,6 +19,7 @@ import { openEmbeddedSubjectDb, openServerSubjectDb, type SubjectDb } from '../.
 
 export const DEFAULT_SUBJECTS = ['personal', 'homelab', 'novel', 'book'];
 export const KINDS = loadKinds(new URL('../../kinds.yaml', import.meta.url).pathname);
+export const DENY_LIST = loadDenyList(new URL('../../deny-list.yaml', import.meta.url).pathname);
 
 export interface BrainUnderTest {
   readonly label: '[pglite]' | '[postgres]';
@@ -67,7 +69,7 @@ export async function embeddedBrain(config = testSubjects()): Promise<BrainUnder
     },
     bootstrap: (next) => {
       current = next ?? current;
-      return embedded.lock.run(() => bootstrap(admin, { subjects: current, kinds: KINDS, secrets: null }));
+      return embedded.lock.run(() => bootstrap(admin, { subjects: current, kinds: KINDS, denyList: DENY_LIST, secrets: null }));
     },
     async close() {
       for (const h of handles) await h.close();
@@ -131,7 +133,7 @@ export async function serverBrain(adminUrl: string, config = testSubjects()): Pr
     },
     bootstrap: (next) => {
       current = next ?? current;
-      return bootstrap(admin, { subjects: current, kinds: KINDS, secrets });
+      return bootstrap(admin, { subjects: current, kinds: KINDS, denyList: DENY_LIST, secrets });
     },
     async close() {
       for (const h of handles) await h.close();

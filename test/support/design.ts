@@ -13,5 +13,15 @@ export function designed(cfg: SubjectsConfig, role: string, schema: string): Rea
   return new Set();
 }
 
-/** Tables that are append-only history, written by triggers: readable where the schema is, never writable. */
+/**
+ * Append-only history, written by triggers as the writer: where a role may write the
+ * knowledge it may also append here (INSERT), and it may read it, but never change it.
+ */
 export const HISTORY_TABLES = ['versions', 'outbox'];
+
+/** The table privileges a role holds on one table of a subject schema. */
+export function designedTablePrivileges(cfg: SubjectsConfig, role: string, schema: string, table: string): ReadonlySet<string> {
+  const ops = designed(cfg, role, schema);
+  const keep = HISTORY_TABLES.includes(table) ? ['SELECT', 'INSERT'] : ['SELECT', 'INSERT', 'UPDATE', 'DELETE'];
+  return new Set([...ops].filter((op) => keep.includes(op)));
+}
