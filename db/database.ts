@@ -3,10 +3,12 @@
 import type { DocumentsTable } from './tables/documents.table.js';
 import type { EpisodesTable, EpisodeTopicsTable } from './tables/episodes.table.js';
 import type { LinksTable } from './tables/links.table.js';
+import type { OutboxTable } from './tables/outbox.table.js';
 import type { RawDataTable } from './tables/raw-data.table.js';
 import type { SourcesTable } from './tables/sources.table.js';
 import type { TopicTagsTable } from './tables/topic-tags.table.js';
 import type { TopicsTable } from './tables/topics.table.js';
+import type { VersionsTable } from './tables/versions.table.js';
 
 export interface KnowledgeDatabase {
   topics: TopicsTable;
@@ -17,4 +19,6 @@ export interface KnowledgeDatabase {
   documents: DocumentsTable;
   sources: SourcesTable;
   raw_data: RawDataTable;
+  versions: VersionsTable;
+  outbox: OutboxTable;
 }

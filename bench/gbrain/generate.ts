@@ -93,9 +93,9 @@ export async function generateBrain(outDir: string, opts: GenerateOptions = {}):
     const href = to.dir === from.dir ? `${to.slug.slice(to.dir.length + 1)}.md` : `../${to.slug}.md`;
     return `[${to.title}](${href})`;
   };
-  const sentence = (from: Planned): string => {
+  const sentence = (from: Planned | null): string => {
     const words = Array.from({ length: int(6, 16) }, () => pick(WORDS));
-    if (chance(0.5)) words.splice(int(0, words.length), 0, link(from));
+    if (from && chance(0.5)) words.splice(int(0, words.length), 0, link(from));
     const s = words.join(' ');
     return s[0]!.toUpperCase() + s.slice(1) + '.';
   };
@@ -138,7 +138,7 @@ export async function generateBrain(outDir: string, opts: GenerateOptions = {}):
       stats.sidecars++;
       const sources: Record<string, unknown> = { crustdata: { name: page.title, headcount: int(1, 5000), linkedin_url: `https://www.linkedin.com/in/${int(1000, 99999)}` } };
       if (chance(0.6)) sources.happenstance = { mutuals: int(0, 40), score: Math.round(rnd() * 1000) / 1000 };
-      if (chance(0.2)) sources.exa = { results: [{ url: `https://example.com/${int(1, 1e6)}`, title: sentence(page) }] };
+      if (chance(0.2)) sources.exa = { results: [{ url: `https://example.com/${int(1, 1e6)}`, title: sentence(null) }] };
       const name = page.slug.slice(page.dir.length + 1);
       files.set(`${page.dir}/.raw/${name}.json`, Buffer.from(JSON.stringify({ sources }, null, 2) + '\n', 'utf8'));
     }

@@ -177,15 +177,26 @@ $$;
 
 -- BEFORE UPDATE OR DELETE on topics and episodes: the previous row goes to versions.
 -- The frontmatter is kept as json text beside the row, so its key order survives a restore.
+-- A deleted card also keeps its tags and outgoing links (they go with it by cascade), so
+-- restore brings the whole card back.
 CREATE FUNCTION brain.keep_version() RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog
 AS $$
+DECLARE
+  extra jsonb := '{}';
 BEGIN
   IF TG_OP = 'UPDATE' AND brain.same_content(OLD, NEW) THEN RETURN NEW; END IF;
+  IF TG_OP = 'DELETE' AND TG_TABLE_NAME = 'topics' THEN
+    EXECUTE format(
+      'SELECT jsonb_build_object(''tags'', coalesce((SELECT jsonb_agg(tag ORDER BY tag) FROM %1$I.topic_tags WHERE topic_id = $1), ''[]''),
+                                 ''links'', coalesce((SELECT jsonb_agg(jsonb_build_object(''to_subject'', to_subject, ''to_slug'', to_slug, ''relation'', relation, ''context'', context) ORDER BY id)
+                                                       FROM %1$I.links WHERE from_topic_id = $1), ''[]''))', TG_TABLE_SCHEMA)
+      INTO extra USING OLD.id;
+  END IF;
   EXECUTE format('INSERT INTO %I.versions (entity, entity_id, operation, row_data, frontmatter) VALUES ($1, $2, $3, $4, $5)', TG_TABLE_SCHEMA)
     USING CASE TG_TABLE_NAME WHEN 'topics' THEN 'topic' ELSE 'episode' END, OLD.id, TG_OP,
-          to_jsonb(OLD) - 'search' - 'frontmatter', row_to_json(OLD) -> 'frontmatter';
+          (to_jsonb(OLD) - 'search' - 'frontmatter') || extra, row_to_json(OLD) -> 'frontmatter';
   RETURN CASE TG_OP WHEN 'DELETE' THEN OLD ELSE NEW END;
 END
 $$;

@@ -163,7 +163,16 @@ export function renderChangedPage(page: ParsedPage, edits: PageEdits = {}): Buff
     body = ctLead + ctText + `${eol}${eol}---${eol}${eol}` + tlText + (ct.trail !== '' ? ct.trail : end);
   }
   // Text that was not valid UTF-8 was read as latin1; edited text is Unicode, so write UTF-8.
-  return encode(fm + body, r.bom, 'utf8');
+  const out = encode(fm + body, r.bom, 'utf8');
+  // Where the line falls is decided by the text itself: a "---" line in new compiled truth,
+  // or an unclosed code fence above the line, would move it. Refuse rather than corrupt.
+  const again = parsePage(out, page.relPath);
+  if (again.compiledTruth !== now.compiledTruth || again.timeline !== now.timeline) {
+    throw new Error(
+      `${page.relPath}: the edited page would not read back as edited (a "---" line outside code in the compiled truth, or an unclosed code fence above the timeline, moves the separator); not rendered`,
+    );
+  }
+  return out;
 }
 
 /** Title for a page: frontmatter title, else the first "# " heading, else the last slug segment. */

@@ -53,8 +53,13 @@ function countLineEndings(s: string): { lf: number; crlf: number } {
   return { lf, crlf };
 }
 
+/**
+ * LF endings. CRs just before a line ending go too ("\r\r\n" → "\n"): were only one CR
+ * dropped, the result would still hold a CRLF and normalising would not be idempotent.
+ * The raw page keeps every byte; this is only for the parsed values.
+ */
 export function toLf(s: string): string {
-  return s.replace(/\r\n/g, '\n');
+  return s.replace(/\r+\n/g, '\n');
 }
 
 /** Text normalised to LF, converted to the given ending. */

@@ -1,0 +1,71 @@
+// Every failure of the domain layer is a BrainError with a stable code, a message that
+// says what went wrong and a hint that says what to do. The MCP tools hand both to the
+// model as a tool result it can recover from; the CLI prints them.
+import { sqlState } from '../../db/sql.js';
+
+export type BrainErrorCode =
+  | 'invalid_input'
+  | 'unknown_kind'
+  | 'wrong_kind_class'
+  | 'not_found'
+  | 'already_exists'
+  | 'denied_by_deny_list'
+  | 'reason_required'
+  | 'forbidden'
+  | 'invalid_link'
+  | 'conflict';
+
+export class BrainError extends Error {
+  override readonly name = 'BrainError';
+  constructor(
+    readonly code: BrainErrorCode,
+    message: string,
+    readonly hint: string,
+    options?: ErrorOptions & { details?: Record<string, unknown> },
+  ) {
+    super(message, options);
+    this.details = options?.details ?? {};
+  }
+  readonly details: Record<string, unknown>;
+
+  toJSON() {
+    return { code: this.code, message: this.message, hint: this.hint, ...this.details };
+  }
+}
+
+interface DbErrorFields {
+  code?: string;
+  message?: string;
+  detail?: string;
+  hint?: string;
+  constraint?: string;
+}
+
+/**
+ * Turns a database error into a BrainError, branching on SQLSTATE (and the constraint
+ * name Postgres reports), never on message text. Unknown errors are rethrown as they are.
+ */
+export function fromDatabaseError(error: unknown, what: string): never {
+  const state = sqlState(error);
+  const e = (error ?? {}) as DbErrorFields;
+  switch (state) {
+    case 'BRD01':
+      throw new BrainError('denied_by_deny_list', e.message ?? 'refused by the deny-list', e.hint ?? 'Keep this card in its project instead.', {
+        cause: error,
+        details: { rule: e.detail },
+      });
+    case '42501':
+      throw new BrainError('forbidden', `${what}: not permitted for this subject`, 'This subject cannot do that; work within this subject, or upcast into personal with a reason.', { cause: error });
+    case '23505':
+      throw new BrainError('already_exists', `${what}: it already exists`, 'Update the existing record instead, or choose another slug.', { cause: error });
+    case '23514':
+      throw new BrainError('invalid_input', `${what}: ${e.message ?? 'a check failed'}`, e.hint ?? 'Correct the value and try again.', { cause: error });
+    case '23503':
+      throw new BrainError('invalid_input', `${what}: it refers to something that does not exist`, 'Check the slugs and kinds you passed.', { cause: error });
+    case '22007':
+    case '22008':
+      throw new BrainError('invalid_input', `${what}: not a valid date or time`, 'Use ISO 8601, e.g. 2026-11-29 or 2026-11-29T14:30:00Z.', { cause: error });
+    default:
+      throw error;
+  }
+}

@@ -1,0 +1,215 @@
+// Topic cards: what something is. Create, update (replace or append the body), get with
+// whatever the caller asks for, list with filters, delete (own subject only).
+import { z } from 'zod';
+import { PERSONAL } from '../../config/subjects.js';
+import type { TopicRow } from '../../db/tables/topics.table.js';
+import { requireUpcastReason, targetSubject, write, type BrainContext, type Db, type Trx } from './context.js';
+import { BrainError, fromDatabaseError } from './errors.js';
+import { assertKind } from './kinds.js';
+import { frontmatter, kindName, parseInput, reason, slug, subjectRef, tag } from './schemas.js';
+
+export interface Topic {
+  subject: string;
+  id: number;
+  slug: string;
+  kind: string;
+  title: string;
+  summary: string;
+  body: string;
+  timeline: string;
+  frontmatter: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function toTopic(subject: string, row: TopicRow): Topic {
+  return {
+    subject,
+    id: row.id,
+    slug: row.slug,
+    kind: row.kind,
+    title: row.title,
+    summary: row.summary,
+    body: row.body,
+    timeline: row.timeline,
+    frontmatter: row.frontmatter ?? {},
+    createdAt: new Date(row.created_at).toISOString(),
+    updatedAt: new Date(row.updated_at).toISOString(),
+  };
+}
+
+const TOPIC_COLUMNS = ['id', 'slug', 'kind', 'kind_class', 'title', 'summary', 'body', 'timeline', 'frontmatter', 'created_at', 'updated_at'] as const;
+
+export const createTopicInput = z.object({
+  subject: subjectRef,
+  slug,
+  kind: kindName,
+  title: z.string().trim().min(1).max(300),
+  summary: z.string().max(1000).default(''),
+  body: z.string().max(200_000).default(''),
+  timeline: z.string().max(200_000).default(''),
+  frontmatter: frontmatter.default({}),
+  tags: z.array(tag).max(50).default([]),
+  reason,
+});
+export type CreateTopicInput = z.input<typeof createTopicInput>;
+
+export async function findTopic(db: Db | Trx, subject: string, topicSlug: string): Promise<TopicRow | undefined> {
+  return db.withSchema(subject).selectFrom('topics').select(TOPIC_COLUMNS).where('slug', '=', topicSlug).executeTakeFirst();
+}
+
+export async function requireTopic(db: Db | Trx, subject: string, topicSlug: string): Promise<TopicRow> {
+  const row = await findTopic(db, subject, topicSlug);
+  if (!row) {
+    throw new BrainError('not_found', `no topic "${topicSlug}" in ${subject}`, 'Search first (search tool) to find the right slug, or create the card.');
+  }
+  return row;
+}
+
+/** Inserts a topic and its tags inside an open transaction. */
+export async function insertTopic(trx: Trx, subject: string, input: z.output<typeof createTopicInput>): Promise<TopicRow> {
+  const row = await trx
+    .withSchema(subject)
+    .insertInto('topics')
+    .values({
+      slug: input.slug,
+      kind: input.kind,
+      title: input.title,
+      summary: input.summary,
+      body: input.body,
+      timeline: input.timeline,
+      frontmatter: JSON.stringify(input.frontmatter),
+    })
+    .returning(TOPIC_COLUMNS)
+    .executeTakeFirstOrThrow();
+  const tags = [...new Set(input.tags)];
+  if (tags.length > 0) await trx.withSchema(subject).insertInto('topic_tags').values(tags.map((t) => ({ topic_id: row.id, tag: t }))).execute();
+  return row;
+}
+
+export async function createTopic(ctx: BrainContext, raw: CreateTopicInput, operation = 'create'): Promise<Topic> {
+  const input = parseInput(createTopicInput, raw, 'create topic');
+  const subject = targetSubject(ctx, input.subject);
+  requireUpcastReason(ctx, subject, input.reason);
+  assertKind(ctx, input.kind, 'topic');
+  try {
+    return await write(ctx, { operation, reason: input.reason }, async (trx) => {
+      if (await findTopic(trx, subject, input.slug)) {
+        throw new BrainError('already_exists', `topic "${input.slug}" already exists in ${subject}`, 'Update it instead (update tool), or pick another slug.');
+      }
+      return toTopic(subject, await insertTopic(trx, subject, input));
+    });
+  } catch (error) {
+    if (error instanceof BrainError) throw error;
+    return fromDatabaseError(error, `create topic "${input.slug}"`);
+  }
+}
+
+export const updateTopicInput = z.object({
+  subject: subjectRef,
+  slug,
+  title: z.string().trim().min(1).max(300).optional(),
+  kind: kindName.optional(),
+  summary: z.string().max(1000).optional(),
+  body: z.string().max(200_000).optional(),
+  /** replace: the body becomes `body`; append: `body` is added as a new paragraph. */
+  bodyMode: z.enum(['replace', 'append']).default('replace'),
+  timeline: z.string().max(200_000).optional(),
+  frontmatter: frontmatter.optional(),
+  reason,
+});
+export type UpdateTopicInput = z.input<typeof updateTopicInput>;
+
+export function appendBody(body: string, addition: string): string {
+  const add = addition.trim();
+  if (!add) return body;
+  return body.trim() ? `${body.replace(/\s+$/, '')}\n\n${add}` : add;
+}
+
+export async function updateTopicIn(trx: Trx, subject: string, input: z.output<typeof updateTopicInput>): Promise<TopicRow> {
+  const current = await requireTopic(trx, subject, input.slug);
+  const body = input.body === undefined ? current.body : input.bodyMode === 'append' ? appendBody(current.body, input.body) : input.body;
+  return trx
+    .withSchema(subject)
+    .updateTable('topics')
+    .set({
+      title: input.title ?? current.title,
+      kind: input.kind ?? current.kind,
+      summary: input.summary ?? current.summary,
+      body,
+      timeline: input.timeline ?? current.timeline,
+      frontmatter: input.frontmatter ? JSON.stringify(input.frontmatter) : JSON.stringify(current.frontmatter ?? {}),
+    })
+    .where('id', '=', current.id)
+    .returning(TOPIC_COLUMNS)
+    .executeTakeFirstOrThrow();
+}
+
+export async function updateTopic(ctx: BrainContext, raw: UpdateTopicInput, operation = 'update'): Promise<Topic> {
+  const input = parseInput(updateTopicInput, raw, 'update topic');
+  const subject = targetSubject(ctx, input.subject);
+  requireUpcastReason(ctx, subject, input.reason);
+  if (input.kind) assertKind(ctx, input.kind, 'topic');
+  try {
+    return await write(ctx, { operation, reason: input.reason }, async (trx) => toTopic(subject, await updateTopicIn(trx, subject, input)));
+  } catch (error) {
+    if (error instanceof BrainError) throw error;
+    return fromDatabaseError(error, `update topic "${input.slug}"`);
+  }
+}
+
+export const deleteTopicInput = z.object({ slug, reason });
+
+/** Deletes a card of this subject. Its last state stays in versions, so restore can bring it back. */
+export async function deleteTopic(ctx: BrainContext, raw: z.input<typeof deleteTopicInput>): Promise<{ deleted: string; versionKept: true }> {
+  const input = parseInput(deleteTopicInput, raw, 'delete topic');
+  const subject = ctx.subject.name;
+  try {
+    return await write(ctx, { operation: 'delete', reason: input.reason }, async (trx) => {
+      const current = await requireTopic(trx, subject, input.slug);
+      await trx.withSchema(subject).deleteFrom('topics').where('id', '=', current.id).execute();
+      return { deleted: input.slug, versionKept: true as const };
+    });
+  } catch (error) {
+    if (error instanceof BrainError) throw error;
+    return fromDatabaseError(error, `delete topic "${input.slug}"`);
+  }
+}
+
+export const listTopicsInput = z.object({
+  subject: subjectRef,
+  kind: kindName.optional(),
+  tag: tag.optional(),
+  updatedSince: z.string().datetime({ offset: true }).or(z.string().regex(/^\d{4}-\d{2}-\d{2}$/)).optional(),
+  limit: z.number().int().min(1).max(500).default(50),
+  offset: z.number().int().min(0).default(0),
+});
+
+export interface TopicSummary {
+  subject: string;
+  slug: string;
+  kind: string;
+  title: string;
+  summary: string;
+  updatedAt: string;
+}
+
+/** Lists cards of this subject, or of personal when asked (a project sees both, never another project). */
+export async function listTopics(ctx: BrainContext, raw: z.input<typeof listTopicsInput>): Promise<TopicSummary[]> {
+  const input = parseInput(listTopicsInput, raw, 'list topics');
+  const subject = targetSubject(ctx, input.subject);
+  let q = ctx.db.withSchema(subject).selectFrom('topics').select(['id', 'slug', 'kind', 'title', 'summary', 'updated_at']);
+  if (input.kind) q = q.where('kind', '=', input.kind);
+  if (input.tag) {
+    const t = input.tag;
+    q = q.where('id', 'in', (eb) => eb.selectFrom('topic_tags').select('topic_id').where('tag', '=', t));
+  }
+  if (input.updatedSince) q = q.where('updated_at', '>=', new Date(input.updatedSince));
+  const rows = await q.orderBy('updated_at', 'desc').orderBy('slug').limit(input.limit).offset(input.offset).execute();
+  return rows.map((r) => ({ subject, slug: r.slug, kind: r.kind, title: r.title, summary: r.summary, updatedAt: new Date(r.updated_at).toISOString() }));
+}
+
+/** The subjects a context can read, its own first. */
+export function readableSubjects(ctx: BrainContext): string[] {
+  return ctx.subject.isPersonal ? [PERSONAL] : [ctx.subject.name, PERSONAL];
+}

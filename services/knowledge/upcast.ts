@@ -1,0 +1,84 @@
+// Upcast: promote something learnt in a project into `personal`, with a reason. It
+// creates or updates the personal card, links the project card to it, and records the
+// reason in personal's outbox, all in one transaction. The deny-list, inside Postgres,
+// decides whether the text may cross.
+import { z } from 'zod';
+import { PERSONAL } from '../../config/subjects.js';
+import { write, type BrainContext } from './context.js';
+import { BrainError, fromDatabaseError } from './errors.js';
+import { insertLink } from './links.js';
+import { parseInput, slug } from './schemas.js';
+import { findTopic, insertTopic, requireTopic, toTopic, updateTopicIn, type Topic } from './topics.js';
+
+export const upcastInput = z.object({
+  slug,
+  reason: z.string().trim().min(3, 'say why this is generic knowledge').max(2000),
+  /** The personal card's slug; defaults to the project card's slug. */
+  personalSlug: slug.optional(),
+  /** Text for the personal card, when the project card carries project specifics. */
+  title: z.string().trim().min(1).max(300).optional(),
+  summary: z.string().max(1000).optional(),
+  body: z.string().max(200_000).optional(),
+  /** When the personal card exists: replace its body or append to it. */
+  bodyMode: z.enum(['replace', 'append']).default('append'),
+});
+
+export interface UpcastResult {
+  action: 'created' | 'updated';
+  personal: Topic;
+  linkedFrom: string;
+}
+
+export async function upcast(ctx: BrainContext, raw: z.input<typeof upcastInput>): Promise<UpcastResult> {
+  const input = parseInput(upcastInput, raw, 'upcast');
+  if (ctx.subject.isPersonal) {
+    throw new BrainError('invalid_input', 'upcast moves project knowledge into personal; this is already the personal brain', 'Create or update the card directly.');
+  }
+  const project = ctx.subject.name;
+  const target = input.personalSlug ?? input.slug;
+  try {
+    return await write(ctx, { operation: 'upcast', reason: input.reason }, async (trx) => {
+      const source = await requireTopic(trx, project, input.slug);
+      const existing = await findTopic(trx, PERSONAL, target);
+      const body = input.body ?? source.body;
+      let personal;
+      if (existing) {
+        personal = await updateTopicIn(trx, PERSONAL, {
+          slug: target,
+          ...(input.title ? { title: input.title } : {}),
+          ...(input.summary !== undefined ? { summary: input.summary } : {}),
+          body: input.bodyMode === 'append' && existing.body.includes(body.trim()) ? existing.body : body,
+          bodyMode: input.bodyMode === 'append' && existing.body.includes(body.trim()) ? 'replace' : input.bodyMode,
+        });
+      } else {
+        personal = await insertTopic(trx, PERSONAL, {
+          slug: target,
+          kind: source.kind,
+          title: input.title ?? source.title,
+          summary: input.summary ?? source.summary,
+          body,
+          timeline: '',
+          frontmatter: {},
+          tags: [],
+          reason: input.reason,
+        });
+      }
+      await insertLink(trx, project, source.id, { toSubject: PERSONAL, to: target, relation: 'upcast-of', context: input.reason });
+      return { action: existing ? ('updated' as const) : ('created' as const), personal: toTopic(PERSONAL, personal), linkedFrom: `${project}:${input.slug}` };
+    });
+  } catch (error) {
+    if (error instanceof BrainError) {
+      if (error.code === 'denied_by_deny_list') {
+        throw new BrainError(
+          'denied_by_deny_list',
+          `upcast refused: ${error.message}`,
+          'Nothing was written. Keep the card in this project, or upcast a generic version without project specifics (pass title/summary/body).',
+          { cause: error, details: error.details },
+        );
+      }
+      throw error;
+    }
+    return fromDatabaseError(error, `upcast "${input.slug}"`);
+  }
+}
+
