@@ -219,6 +219,22 @@ BEGIN
 END
 $$;
 
+-- BEFORE each statement on a knowledge table: remember who is writing. Postgres runs
+-- cascaded foreign-key actions (a card's tags going with it) as the table owner, so the
+-- history of those rows takes its actor from here. A writer cannot plant another name:
+-- its own statement overwrites the setting before any cascade runs.
+CREATE FUNCTION brain.note_actor() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog
+AS $$
+BEGIN
+  IF current_user::text <> (SELECT s.value FROM brain.settings s WHERE s.key = 'role_prefix') || 'owner' THEN
+    PERFORM set_config('brain.actor', current_user, true);
+  END IF;
+  RETURN NULL;
+END
+$$;
+
 -- BEFORE INSERT on outbox and versions: only our triggers write here (trigger depth),
 -- and who, when and why are taken from the session, never from the row offered.
 CREATE FUNCTION brain.stamp_history() RETURNS trigger
@@ -226,22 +242,23 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog
 AS $$
 DECLARE
-  personal_role text := (SELECT s.value FROM brain.settings s WHERE s.key = 'role_prefix') || 'personal';
+  prefix text := (SELECT s.value FROM brain.settings s WHERE s.key = 'role_prefix');
+  writer text := CASE WHEN current_user::text = prefix || 'owner' THEN coalesce(brain.tx_setting('actor'), current_user) ELSE current_user END;
 BEGIN
   IF pg_trigger_depth() < 2 THEN
     RAISE EXCEPTION '%.% is written by triggers only', TG_TABLE_SCHEMA, TG_TABLE_NAME USING ERRCODE = '42501';
   END IF;
   IF TG_TABLE_NAME = 'outbox' THEN
-    NEW.actor := current_user;
+    NEW.actor := writer;
     NEW.at := now();
     NEW.txid := txid_current();
     NEW.reason := brain.tx_setting('reason');
     NEW.app_operation := brain.tx_setting('operation');
     NEW.detail := brain.tx_setting('detail')::json;
-    NEW.is_upcast := TG_TABLE_SCHEMA = 'personal' AND current_user::text <> personal_role;
+    NEW.is_upcast := TG_TABLE_SCHEMA = 'personal' AND writer <> prefix || 'personal';
     NEW.flagged := NEW.is_upcast AND NEW.reason IS NULL;
   ELSE
-    NEW.changed_by := current_user;
+    NEW.changed_by := writer;
     NEW.changed_at := now();
     NEW.reason := brain.tx_setting('reason');
   END IF;

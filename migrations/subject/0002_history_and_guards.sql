@@ -61,6 +61,16 @@ CREATE TRIGGER episodes_90_audit AFTER INSERT OR UPDATE OR DELETE ON episodes FO
 
 CREATE TRIGGER links_10_guard BEFORE INSERT OR UPDATE ON links FOR EACH ROW EXECUTE FUNCTION brain.links_guard();
 
+-- Who writes, noted per statement (see brain.note_actor), on every knowledge table.
+DO $$
+DECLARE t text;
+BEGIN
+  FOREACH t IN ARRAY ARRAY['topics', 'episodes', 'episode_topics', 'topic_tags', 'links', 'documents', 'sources', 'raw_data'] LOOP
+    EXECUTE format('CREATE TRIGGER %I BEFORE INSERT OR UPDATE OR DELETE ON %I FOR EACH STATEMENT EXECUTE FUNCTION brain.note_actor()', t || '_00_actor', t);
+  END LOOP;
+END
+$$;
+
 -- The deny-list and the audit on the remaining knowledge tables.
 DO $$
 DECLARE t text;

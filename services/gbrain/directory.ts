@@ -1,12 +1,19 @@
 // Reading a GBrain wiki directory into pages, special files and sidecars, and writing them
 // back. A bad file becomes a problem in the result, never an exception: one broken page
 // must not stop the import of seven thousand others.
-import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { readFile as readFileCb, writeFile as writeFileCb } from 'node:fs';
+import { mkdir, readdir } from 'node:fs/promises';
 import { join, posix } from 'node:path';
+import { promisify } from 'node:util';
 import { kindForPath, DEFAULT_KIND_MAP, UnknownDirectoryError, type KindMap } from './kinds.js';
 import { parseLog, type IngestRecord } from './log.js';
 import { parsePage, renderChangedPage, type ParsedPage } from './page.js';
 import { parseSidecar, renderSidecar, type Sidecar } from './sidecar.js';
+
+// The callback readFile/writeFile, promisified: on Node 20 they are two to three times
+// faster than fs/promises for thousands of small files (no FileHandle per file).
+const readFile = promisify(readFileCb);
+const writeFile = promisify(writeFileCb);
 
 /**
  * Files kept verbatim rather than imported as pages (GBrain's import skips them too), at

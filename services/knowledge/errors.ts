@@ -41,6 +41,17 @@ interface DbErrorFields {
   constraint?: string;
 }
 
+/** The BrainError for any failure: BrainErrors pass through, database errors are mapped. */
+export function asBrainError(error: unknown, what: string): unknown {
+  if (error instanceof BrainError) return error;
+  try {
+    fromDatabaseError(error, what);
+  } catch (mapped) {
+    return mapped;
+  }
+  return error;
+}
+
 /**
  * Turns a database error into a BrainError, branching on SQLSTATE (and the constraint
  * name Postgres reports), never on message text. Unknown errors are rethrown as they are.

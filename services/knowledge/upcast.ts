@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { PERSONAL } from '../../config/subjects.js';
 import { write, type BrainContext } from './context.js';
-import { BrainError, fromDatabaseError } from './errors.js';
+import { asBrainError, BrainError } from './errors.js';
 import { insertLink } from './links.js';
 import { parseInput, slug } from './schemas.js';
 import { findTopic, insertTopic, requireTopic, toTopic, updateTopicIn, type Topic } from './topics.js';
@@ -67,18 +67,15 @@ export async function upcast(ctx: BrainContext, raw: z.input<typeof upcastInput>
       return { action: existing ? ('updated' as const) : ('created' as const), personal: toTopic(PERSONAL, personal), linkedFrom: `${project}:${input.slug}` };
     });
   } catch (error) {
-    if (error instanceof BrainError) {
-      if (error.code === 'denied_by_deny_list') {
-        throw new BrainError(
-          'denied_by_deny_list',
-          `upcast refused: ${error.message}`,
-          'Nothing was written. Keep the card in this project, or upcast a generic version without project specifics (pass title/summary/body).',
-          { cause: error, details: error.details },
-        );
-      }
-      throw error;
+    const e = asBrainError(error, `upcast "${input.slug}"`);
+    if (e instanceof BrainError && e.code === 'denied_by_deny_list') {
+      throw new BrainError(
+        'denied_by_deny_list',
+        `upcast refused: ${e.message}`,
+        'Nothing was written. Keep the card in this project, or upcast a generic version without project specifics (pass title/summary/body).',
+        { cause: e, details: e.details },
+      );
     }
-    return fromDatabaseError(error, `upcast "${input.slug}"`);
+    throw e;
   }
 }
-

@@ -50,6 +50,17 @@ describe('page round trip, property style', () => {
     }
   });
 
+  it('round-trips any bytes, from an alphabet of the awkward ones', () => {
+    const rnd = prng(9);
+    const ALPHABET = [0x2d, 0x2d, 0x2d, 0x0a, 0x0a, 0x0d, 0x60, 0x7e, 0x20, 0x61, 0xef, 0xbb, 0xbf, 0xff, 0xc3, 0xa9, 0x3a];
+    for (let i = 0; i < 3000; i++) {
+      const bytes = Buffer.from(Array.from({ length: Math.floor(rnd() * 40) }, () => ALPHABET[Math.floor(rnd() * ALPHABET.length)]!));
+      const page = parsePage(bytes, 'concepts/bytes.md');
+      expect(renderPage(page).equals(bytes), bytes.toString('hex')).toBe(true);
+      expect(renderChangedPage(page).equals(bytes), bytes.toString('hex')).toBe(true);
+    }
+  });
+
   it('edited pages read back with the edits, in their own line ending and BOM', () => {
     const rnd = prng(77);
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;

@@ -1,0 +1,142 @@
+// The audit outbox records every write kind with actor and reason, is append-only and
+// written only by triggers; upcasts are flagged when they come without a reason; the
+// upcast operation is atomic and refused whole by the deny-list.
+import { beforeAll, expect, it } from 'vitest';
+import {
+  addSource,
+  BrainError,
+  createTopic,
+  deleteTopic,
+  ingestDocument,
+  linkTopics,
+  raw,
+  recordEpisode,
+  tagTopic,
+  updateTopic,
+  upcast,
+  type BrainContext,
+} from '../../services/knowledge/index.js';
+import { describeOnBothDatabases, outcome } from '../support/both-databases.js';
+import { contextFor, roleOf } from '../support/knowledge.js';
+
+interface OutboxRow {
+  actor: string;
+  operation: string;
+  table_name: string;
+  slug: string | null;
+  reason: string | null;
+  app_operation: string | null;
+  is_upcast: boolean;
+  flagged: boolean;
+}
+
+describeOnBothDatabases('outbox and upcast', (brain) => {
+  let homelab: BrainContext;
+  let homelabRole: string;
+  beforeAll(async () => {
+    homelab = await contextFor(brain(), 'homelab');
+    homelabRole = roleOf(brain(), 'homelab');
+  });
+  const outbox = (schema: string) => brain().admin.query<OutboxRow>(`SELECT actor, operation, table_name, slug, reason, app_operation, is_upcast, flagged FROM ${schema}.outbox ORDER BY id`);
+
+  it('records every write kind on every knowledge table, with the writer role and the reason', async () => {
+    await createTopic(homelab, { slug: 'svc/dns', kind: 'environment', title: 'DNS', tags: ['net'], reason: 'new service' });
+    await updateTopic(homelab, { slug: 'svc/dns', summary: 'dnsmasq on the router' });
+    await tagTopic(homelab, { slug: 'svc/dns', tags: ['net'], remove: true });
+    await linkTopics(homelab, { from: 'svc/dns', to: 'svc/dns', relation: 'relates-to' });
+    const ep = await recordEpisode(homelab, { kind: 'work-session', occurredAt: '2026-11-29', title: 'Set up DNS', topics: ['svc/dns'] });
+    const doc = await ingestDocument(homelab, { content: 'dns notes' });
+    await addSource(homelab, { episodeId: ep.id, documentId: doc.id });
+    await raw(homelab, { slug: 'svc/dns', source: 'probe', data: { ok: true } });
+    await deleteTopic(homelab, { slug: 'svc/dns', reason: 'gone' });
+    const rows = await outbox('homelab');
+    expect(rows.filter((r) => r.actor !== homelabRole)).toEqual([]);
+    const seen = new Set(rows.map((r) => `${r.operation} ${r.table_name}`));
+    for (const want of [
+      'INSERT topics',
+      'UPDATE topics',
+      'DELETE topics',
+      'INSERT topic_tags',
+      'DELETE topic_tags',
+      'INSERT links',
+      'INSERT episodes',
+      'INSERT episode_topics',
+      'INSERT documents',
+      'INSERT sources',
+      'INSERT raw_data',
+    ]) {
+      expect(seen, want).toContain(want);
+    }
+    expect(rows.find((r) => r.operation === 'INSERT' && r.table_name === 'topics')).toMatchObject({ slug: 'svc/dns', reason: 'new service', app_operation: 'create', is_upcast: false });
+    expect(rows.find((r) => r.operation === 'DELETE' && r.table_name === 'topics')).toMatchObject({ reason: 'gone', app_operation: 'delete' });
+  });
+
+  it('is append-only and written by triggers only, for every subject role', async () => {
+    for (const subject of ['homelab', 'personal']) {
+      const role = roleOf(brain(), subject);
+      for (const schema of subject === 'homelab' ? ['homelab', 'personal'] : ['personal']) {
+        expect(await outcome(() => brain().asRole(role, (s) => s.exec(`UPDATE ${schema}.outbox SET reason = 'forged'`)))).toBe('42501');
+        expect(await outcome(() => brain().asRole(role, (s) => s.exec(`DELETE FROM ${schema}.outbox`)))).toBe('42501');
+        expect(await outcome(() => brain().asRole(role, (s) => s.exec(`UPDATE ${schema}.versions SET reason = 'forged'`)))).toBe('42501');
+        expect(
+          await outcome(() => brain().asRole(role, (s) => s.exec(`INSERT INTO ${schema}.outbox (operation, table_name, row_id, actor) VALUES ('INSERT', 'topics', '1', 'someone-else')`))),
+        ).toBe('42501');
+        expect(
+          await outcome(() => brain().asRole(role, (s) => s.exec(`INSERT INTO ${schema}.versions (entity, entity_id, operation, row_data) VALUES ('topic', 1, 'UPDATE', '{}')`))),
+        ).toBe('42501');
+      }
+    }
+  });
+
+  it('a write into personal by a project role is an upcast; without a reason it is flagged', async () => {
+    await brain().asRole(homelabRole, (s) => s.exec("INSERT INTO personal.topics (slug, kind, title) VALUES ('sneaky/no-reason', 'concept', 'No reason given')"), { commit: true });
+    const rows = (await outbox('personal')).filter((r) => r.slug === 'sneaky/no-reason');
+    expect(rows).toEqual([expect.objectContaining({ actor: homelabRole, is_upcast: true, flagged: true, reason: null })]);
+    // personal's own writes are not upcasts.
+    const personalCtx = await contextFor(brain(), 'personal');
+    await createTopic(personalCtx, { slug: 'own/card', kind: 'concept', title: 'Own card' });
+    expect((await outbox('personal')).find((r) => r.slug === 'own/card')).toMatchObject({ is_upcast: false, flagged: false });
+  });
+
+  it('upcast creates the personal card, links the project card, and records the reason', async () => {
+    await createTopic(homelab, { slug: 'pattern/backup-3-2-1', kind: 'methodology', title: '3-2-1 backups', body: 'Three copies, two media, one offsite.' });
+    const r = await upcast(homelab, { slug: 'pattern/backup-3-2-1', reason: 'generic, no homelab specifics' });
+    expect(r.action).toBe('created');
+    const [card] = await brain().admin.query<{ body: string }>("SELECT body FROM personal.topics WHERE slug = 'pattern/backup-3-2-1'");
+    expect(card!.body).toBe('Three copies, two media, one offsite.');
+    const [link] = await brain().admin.query<{ relation: string; to_subject: string }>(
+      "SELECT l.relation, l.to_subject FROM homelab.links l JOIN homelab.topics t ON t.id = l.from_topic_id WHERE t.slug = 'pattern/backup-3-2-1'",
+    );
+    expect(link).toEqual({ relation: 'upcast-of', to_subject: 'personal' });
+    expect((await outbox('personal')).find((o) => o.slug === 'pattern/backup-3-2-1')).toMatchObject({
+      actor: homelabRole,
+      is_upcast: true,
+      flagged: false,
+      reason: 'generic, no homelab specifics',
+      app_operation: 'upcast',
+    });
+    // A second upcast appends to the existing personal card instead of duplicating it.
+    await updateTopic(homelab, { slug: 'pattern/backup-3-2-1', body: 'Test restores quarterly.', bodyMode: 'append' });
+    const again = await upcast(homelab, { slug: 'pattern/backup-3-2-1', reason: 'restore testing is generic too', body: 'Test restores quarterly.' });
+    expect(again.action).toBe('updated');
+    expect(again.personal.body).toBe('Three copies, two media, one offsite.\n\nTest restores quarterly.');
+  });
+
+  it('a deny-listed upcast is refused whole: nothing in personal, no link in the project', async () => {
+    await createTopic(homelab, { slug: 'env/nas01', kind: 'environment', title: 'nas01', body: 'ZFS on nas01 at 192.168.1.20' });
+    let error: unknown;
+    try {
+      await upcast(homelab, { slug: 'env/nas01', reason: 'storage setup' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(BrainError);
+    expect((error as BrainError).code).toBe('denied_by_deny_list');
+    expect((error as BrainError).hint).toContain('Keep the card in this project');
+    expect((error as BrainError).message).not.toMatch(/nas01|192\.168|homelab/);
+    expect(await brain().admin.query("SELECT 1 FROM personal.topics WHERE slug = 'env/nas01'")).toEqual([]);
+    expect(
+      await brain().admin.query("SELECT 1 FROM homelab.links l JOIN homelab.topics t ON t.id = l.from_topic_id WHERE t.slug = 'env/nas01'"),
+    ).toEqual([]);
+  });
+});
