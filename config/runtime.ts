@@ -26,6 +26,12 @@ const env = z.object({
   BRAIN_ADMIN_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must look like postgres://USER:PASSWORD@HOST:PORT/DATABASE').optional(),
   BRAIN_ADMIN_URL_FILE: z.string().min(1).optional(),
   BRAIN_SECRETS_DIR: z.string().min(1).optional(),
+  BRAIN_DB_PASSWORD_FILE: z.string().min(1).optional(),
+  BRAIN_HOST: z.string().min(1).optional(),
+  BRAIN_ALLOWED_HOSTS: z.string().min(1).optional(),
+  BRAIN_EMBEDDER: z.enum(['auto', 'ollama', 'offline', 'none']).optional(),
+  OLLAMA_URL: z.string().url('must be a URL such as http://127.0.0.1:11434').optional(),
+  BRAIN_OLLAMA_MODEL: z.string().min(1).optional(),
 });
 
 export interface RuntimeConfig {
@@ -39,10 +45,19 @@ export interface RuntimeConfig {
   readonly databaseUrl: string | undefined;
   /** Embedded mode: the PGlite data directory. */
   readonly dataDir: string;
+  /** Server mode, one subject per process: a file holding this subject role's password. */
+  readonly dbPasswordFile: string | undefined;
+  /** Where the MCP servers listen: 127.0.0.1 by default; 0.0.0.0 only inside a container. */
+  readonly host: string;
+  /** Extra Host header names accepted besides localhost/127.0.0.1/[::1] (e.g. a compose service name). */
+  readonly allowedHosts: readonly string[];
+  readonly embedder: 'auto' | 'ollama' | 'offline' | 'none';
+  readonly ollamaUrl: string;
+  readonly ollamaModel: string;
 }
 
 export function loadRuntimeConfig(source: NodeJS.ProcessEnv = process.env): RuntimeConfig {
-  const parsed = env.safeParse(Object.fromEntries(Object.entries(source).filter(([k, v]) => k.startsWith('BRAIN_') && v !== '')));
+  const parsed = env.safeParse(Object.fromEntries(Object.entries(source).filter(([k, v]) => (k.startsWith('BRAIN_') || k === 'OLLAMA_URL') && v !== '')));
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new ConfigError(`${issue.path.join('.')}: ${issue.message}`);
@@ -62,6 +77,12 @@ export function loadRuntimeConfig(source: NodeJS.ProcessEnv = process.env): Runt
     mode: e.BRAIN_DATABASE_URL ? 'server' : 'embedded',
     databaseUrl: e.BRAIN_DATABASE_URL,
     dataDir: join(home, 'data'),
+    dbPasswordFile: e.BRAIN_DB_PASSWORD_FILE,
+    host: e.BRAIN_HOST ?? '127.0.0.1',
+    allowedHosts: Object.freeze((e.BRAIN_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean)),
+    embedder: e.BRAIN_EMBEDDER ?? 'auto',
+    ollamaUrl: e.OLLAMA_URL ?? 'http://127.0.0.1:11434',
+    ollamaModel: e.BRAIN_OLLAMA_MODEL ?? 'nomic-embed-text',
   } satisfies RuntimeConfig);
 }
 
