@@ -1,17 +1,18 @@
 // Opening the brain the runtime config describes, as admin (bootstrap, subjects, restore)
 // or, for everything else, as one subject's role.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { loadDenyList } from '../config/deny-list.js';
 import { loadKinds } from '../config/kinds.js';
 import { adminUrl, type RuntimeConfig } from '../config/runtime.js';
-import { loadSubjects, type SubjectsConfig } from '../config/subjects.js';
+import { ConfigError, findSubject, loadSubjects, type Subject, type SubjectsConfig } from '../config/subjects.js';
 import { bootstrap, type BootstrapReport } from './bootstrap.js';
 import { lockDataDir } from './data-lock.js';
 import { EmbeddedDatabase } from './embedded.js';
 import { SecretStore } from './secrets.js';
 import { pgliteSession, pgSession, type SqlSession } from './sql.js';
+import { openEmbeddedSubjectDb, openServerSubjectDb, parseServerUrl, type SubjectDb } from './subject-db.js';
 
 export interface AdminConnection {
   readonly session: SqlSession;
@@ -59,4 +60,48 @@ export async function runBootstrap(rt: RuntimeConfig, admin: AdminConnection, su
     denyList: loadDenyList(rt.denyListFile),
     secrets: admin.secrets,
   });
+}
+
+export interface SubjectConnection {
+  readonly subject: Subject;
+  readonly handle: SubjectDb;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens one subject as its own role: on a server with that role's password (from
+ * BRAIN_DB_PASSWORD_FILE or the secrets folder), never the admin's; in the embedded
+ * brain by opening the data directory (bootstrapping it first) and running every
+ * statement under SET LOCAL ROLE.
+ */
+export async function openSubject(rt: RuntimeConfig, name: string): Promise<SubjectConnection> {
+  const cfg = loadSubjects(rt.subjectsFile);
+  const subject = findSubject(cfg, name);
+  if (rt.mode === 'server') {
+    const file = rt.dbPasswordFile ?? new SecretStore(rt.secretsDir).path(subject.role);
+    let password: string;
+    try {
+      password = readFileSync(file, 'utf8').trim();
+    } catch (cause) {
+      throw new ConfigError(`cannot read the password of role ${subject.role} from ${file}; run \`brain init\` once with BRAIN_ADMIN_URL, or set BRAIN_DB_PASSWORD_FILE`, { cause });
+    }
+    const handle = openServerSubjectDb(parseServerUrl(rt.databaseUrl!), subject, password);
+    return { subject, handle, close: () => handle.close() };
+  }
+  const admin = await openAdmin(rt);
+  try {
+    await runBootstrap(rt, admin, cfg);
+  } catch (error) {
+    await admin.close();
+    throw error;
+  }
+  const handle = openEmbeddedSubjectDb(admin.embedded!, subject);
+  return {
+    subject,
+    handle,
+    async close() {
+      await handle.close();
+      await admin.close();
+    },
+  };
 }
