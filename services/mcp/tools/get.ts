@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { getTopic, INCLUDES } from '../../knowledge/index.js';
+import { topicMarkdown } from '../format.js';
+import { ok } from '../result.js';
+import { slug, subjectField } from './fields.js';
+import { defineTool, READ_ONLY } from './types.js';
+
+export const getTool = defineTool({
+  name: 'get',
+  title: 'Read a card',
+  description: 'Read one card by slug. Ask only for the parts you need via include (timeline, links, backlinks, tags, sources, raw, history).',
+  inputSchema: (deps) =>
+    z.object({
+      slug,
+      subject: subjectField(deps),
+      include: z.array(z.enum(INCLUDES)).max(INCLUDES.length).optional(),
+    }),
+  annotations: READ_ONLY,
+  async run(args, { ctx }) {
+    return ok(topicMarkdown(await getTopic(ctx, { slug: args.slug, subject: args.subject, include: args.include ?? [] })));
+  },
+});

@@ -1,0 +1,39 @@
+// The single registry of tools. Each tool is one file with its schema, description and
+// annotations; failures become isError results with a hint, never protocol errors.
+import type { McpServer } from '@modelcontextprotocol/server';
+import { failure } from '../result.js';
+import { getTool } from './get.js';
+import { historyTool } from './history.js';
+import { ingestTool } from './ingest.js';
+import { linkTool } from './link.js';
+import { listTool } from './list.js';
+import { rawTool } from './raw.js';
+import { recordTool } from './record.js';
+import { restoreTool } from './restore.js';
+import { tagTool } from './tag.js';
+import type { AnyBrainTool, ToolDeps } from './types.js';
+import { upcastTool } from './upcast.js';
+
+export const TOOLS: readonly AnyBrainTool[] = [getTool, listTool, recordTool, linkTool, tagTool, ingestTool, rawTool, upcastTool, historyTool, restoreTool];
+
+/** Tools that make no sense for this subject (personal cannot upcast into itself). */
+function applies(tool: AnyBrainTool, deps: ToolDeps): boolean {
+  return !(tool.name === 'upcast' && deps.ctx.subject.isPersonal);
+}
+
+export function registerTools(server: McpServer, deps: ToolDeps, logError: (error: unknown) => void, extra: readonly AnyBrainTool[] = []): void {
+  for (const tool of [...TOOLS, ...extra]) {
+    if (!applies(tool, deps)) continue;
+    server.registerTool(
+      tool.name,
+      { title: tool.title, description: tool.description, inputSchema: tool.inputSchema(deps), annotations: tool.annotations },
+      async (args: unknown, ctx) => {
+        try {
+          return await tool.run(args, deps, ctx);
+        } catch (error) {
+          return failure(error, logError);
+        }
+      },
+    );
+  }
+}

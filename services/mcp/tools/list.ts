@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { allTags, listTopics, readableSubjects } from '../../knowledge/index.js';
+import { topicListMarkdown } from '../format.js';
+import { ok } from '../result.js';
+import { brainStats } from '../stats.js';
+import { subjectField } from './fields.js';
+import { defineTool, READ_ONLY } from './types.js';
+
+export const listTool = defineTool({
+  name: 'list',
+  title: 'List cards, tags, kinds or stats',
+  description: 'Browse without a query: cards (filter by kind, tag, updated since), all tags with counts, the kind vocabulary, or brain statistics.',
+  inputSchema: (deps) =>
+    z.object({
+      what: z.enum(['cards', 'tags', 'kinds', 'stats']).default('cards'),
+      subject: subjectField(deps),
+      kind: z.string().max(60).optional(),
+      tag: z.string().max(100).optional(),
+      since: z.string().max(40).optional().describe('YYYY-MM-DD'),
+      limit: z.number().int().min(1).max(200).default(30),
+    }),
+  annotations: READ_ONLY,
+  async run(args, { ctx }) {
+    const a = args;
+    switch (a.what) {
+      case 'kinds':
+        return ok(
+          ['topic', 'episode']
+            .map((cls) => `${cls} kinds:\n${ctx.kinds.filter((k) => k.class === cls).map((k) => `- ${k.name}: ${k.description}`).join('\n')}`)
+            .join('\n\n'),
+        );
+      case 'tags': {
+        const tags = await allTags(ctx, { subject: a.subject });
+        return ok(tags.length ? tags.map((t) => `${t.tag} (${t.count})`).join(', ') : 'No tags yet.');
+      }
+      case 'stats':
+        return ok(await brainStats(ctx, a.subject ? [a.subject] : readableSubjects(ctx)));
+      default: {
+        const subjects = a.subject ? [a.subject] : readableSubjects(ctx);
+        const rows = [];
+        for (const s of subjects) rows.push(...(await listTopics(ctx, { subject: s, kind: a.kind, tag: a.tag, updatedSince: a.since, limit: a.limit })));
+        return ok(topicListMarkdown(rows.slice(0, a.limit)));
+      }
+    }
+  },
+});

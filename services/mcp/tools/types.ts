@@ -1,0 +1,45 @@
+// One file per tool; each exports a BrainTool. The index registers them all.
+import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
+import type { z } from 'zod';
+import type { BrainContext } from '../../knowledge/index.js';
+
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: false;
+}
+
+/** What a tool may use: the subject's context and whatever optional services are running. */
+export interface ToolDeps {
+  readonly ctx: BrainContext;
+  readonly services: ServerServices;
+}
+
+/** Optional services a tool can use; absent ones degrade the tool, never break it. */
+export interface ServerServices {
+  readonly search?: unknown;
+}
+
+export interface BrainTool<S extends z.ZodObject = z.ZodObject> {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly inputSchema: (deps: ToolDeps) => S;
+  readonly annotations: ToolAnnotations;
+  run(args: z.output<S>, deps: ToolDeps, extra: ServerContext): Promise<CallToolResult>;
+}
+
+export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+export const ADDITIVE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+export const IDEMPOTENT_WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+export const DESTRUCTIVE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false };
+
+/** Keeps each tool's argument types inferred from its own schema. */
+export function defineTool<S extends z.ZodObject>(tool: BrainTool<S>): BrainTool<S> {
+  return tool;
+}
+
+// The registry holds tools of different schemas; each is checked by its own defineTool.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyBrainTool = BrainTool<any>;

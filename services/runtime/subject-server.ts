@@ -1,0 +1,64 @@
+// One subject's MCP server: its own database handle (its own role), its MCP session
+// factory, its HTTP listener. Used by `brain serve` (one subject per process, as in the
+// compose stack) and by `brain up` (every subject, one embedded database).
+import type { Logger } from 'pino';
+import type { Subject } from '../../config/subjects.js';
+import type { SubjectDb } from '../../db/subject-db.js';
+import { createContext, type BrainContext } from '../knowledge/index.js';
+import { buildHttpApp, type BrainHttpApp } from '../mcp/http.js';
+import { createBrainServer } from '../mcp/server.js';
+import type { AnyBrainTool, ServerServices } from '../mcp/tools/types.js';
+import { checkReadiness, type EmbedderReport } from './readiness.js';
+
+export interface SubjectServerOptions {
+  subject: Subject;
+  handle: SubjectDb;
+  host: string;
+  port: number;
+  allowedHosts?: readonly string[];
+  bearerToken?: string | undefined;
+  logger: Logger;
+  services?: ServerServices;
+  extraTools?: readonly AnyBrainTool[];
+  embedderReport?: () => EmbedderReport;
+}
+
+export interface RunningSubjectServer {
+  readonly subject: Subject;
+  readonly url: string;
+  readonly ctx: BrainContext;
+  readonly app: BrainHttpApp;
+  close(): Promise<void>;
+}
+
+export async function startSubjectServer(opts: SubjectServerOptions): Promise<RunningSubjectServer> {
+  const ctx = await createContext(opts.subject, opts.handle.db);
+  const log = opts.logger.child({ subject: opts.subject.name });
+  const app = await buildHttpApp({
+    subject: opts.subject.name,
+    logger: log,
+    allowedHosts: opts.allowedHosts,
+    bearerToken: opts.bearerToken,
+    createServer: () =>
+      createBrainServer({
+        ctx,
+        services: opts.services ?? {},
+        extraTools: opts.extraTools,
+        logError: (error) => log.error({ err: error }, 'tool failed'),
+      }),
+    readiness: () => checkReadiness(ctx, opts.embedderReport),
+  });
+  await app.listen({ host: opts.host, port: opts.port });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : opts.port;
+  const shownHost = opts.host === '0.0.0.0' || opts.host === '::' ? '127.0.0.1' : opts.host;
+  return {
+    subject: opts.subject,
+    url: `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}/mcp`,
+    ctx,
+    app,
+    async close() {
+      await app.close();
+    },
+  };
+}

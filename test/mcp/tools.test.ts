@@ -1,0 +1,147 @@
+// Every tool, resource and prompt over Streamable HTTP with a real SDK client, success and
+// failure paths, with the database checked directly afterwards.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createTopic } from '../../services/knowledge/index.js';
+import type { RunningSubjectServer } from '../../services/runtime/subject-server.js';
+import { describeOnBothDatabases } from '../support/both-databases.js';
+import { contextFor, roleOf } from '../support/knowledge.js';
+import { connectClient, startTestServer, text } from '../support/mcp.js';
+
+describeOnBothDatabases('MCP tools, resources and prompts', (brain) => {
+  let server: RunningSubjectServer;
+  let client: Client;
+  const call = (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args });
+
+  beforeAll(async () => {
+    const homelab = await contextFor(brain(), 'homelab');
+    await createTopic(homelab, { slug: 'env/nas', kind: 'environment', title: 'NAS', summary: 'ZFS box', body: 'Two mirrored disks.', tags: ['storage'] });
+    const personal = await contextFor(brain(), 'personal');
+    await createTopic(personal, { slug: 'tool/zfs', kind: 'tool', title: 'ZFS', body: 'Snapshots are cheap.' });
+    server = await startTestServer(brain(), 'homelab');
+    client = await connectClient(server.url);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await server?.close();
+  });
+
+  it('initialize carries short instructions naming the subject, personal and the rules', () => {
+    const i = client.getInstructions() ?? '';
+    expect(i).toContain('subject "homelab"');
+    expect(i).toContain('personal');
+    expect(i.toLowerCase()).toContain('search before');
+    expect(i).toContain('kinds');
+  });
+
+  it('lists the tools with annotations, and the whole list stays under 10,000 characters', async () => {
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name);
+    for (const n of ['get', 'list', 'record', 'link', 'tag', 'ingest', 'raw', 'upcast', 'history', 'restore']) expect(names).toContain(n);
+    expect(JSON.stringify({ tools }).length).toBeLessThan(10_000);
+    const get = tools.find((t) => t.name === 'get')!;
+    expect(get.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    expect(tools.find((t) => t.name === 'restore')!.annotations).toMatchObject({ destructiveHint: true });
+    // A project may name its own subject or personal, nothing else.
+    expect(JSON.stringify(get.inputSchema)).toContain('"homelab"');
+    expect(JSON.stringify(get.inputSchema)).not.toContain('novel');
+  });
+
+  it('get reads a card with what is asked for, and says how to recover from a wrong slug', async () => {
+    const r = await call('get', { slug: 'env/nas', include: ['tags'] });
+    expect(r.isError).toBeFalsy();
+    expect(text(r)).toContain('homelab:env/nas');
+    expect(text(r)).toContain('Tags: storage');
+    const p = await call('get', { slug: 'tool/zfs', subject: 'personal' });
+    expect(text(p)).toContain('personal:tool/zfs');
+    const missing = await call('get', { slug: 'env/none' });
+    expect(missing.isError).toBe(true);
+    expect(text(missing)).toMatch(/not_found[\s\S]*Hint: Search first/);
+  });
+
+  it('record writes an episode attached to its cards; an unknown kind lists the valid ones', async () => {
+    const r = await call('record', { kind: 'deploy', date: '2026-11-28', title: 'Rebuilt brain stack', topics: ['env/nas'], source: 'session' });
+    expect(text(r)).toContain('Rebuilt brain stack');
+    const rows = await brain().admin.query<{ title: string; n: number }>(
+      "SELECT e.title, (SELECT count(*)::int FROM homelab.episode_topics et WHERE et.episode_id = e.id) AS n FROM homelab.episodes e WHERE e.title = 'Rebuilt brain stack'",
+    );
+    expect(rows).toEqual([{ title: 'Rebuilt brain stack', n: 1 }]);
+    const bad = await call('record', { kind: 'deployment', date: '2026-11-28', title: 'x' });
+    expect(bad.isError).toBe(true);
+    expect(text(bad)).toContain('work-session');
+    expect(text(bad)).toContain('incident');
+  });
+
+  it('link, tag, raw and ingest write what they say', async () => {
+    expect((await call('link', { from: 'env/nas', to: 'tool/zfs', toSubject: 'personal', context: 'runs ZFS' })).isError).toBeFalsy();
+    expect(await brain().admin.query("SELECT to_subject, to_slug, context FROM homelab.links")).toEqual([{ to_subject: 'personal', to_slug: 'tool/zfs', context: 'runs ZFS' }]);
+    expect(text(await call('tag', { slug: 'env/nas', tags: ['zfs'] }))).toContain('storage, zfs');
+    await call('raw', { slug: 'env/nas', source: 'smart', data: { disks: 2 } });
+    expect(await brain().admin.query("SELECT source, data::text AS data FROM homelab.raw_data")).toEqual([{ source: 'smart', data: '{"disks":2}' }]);
+    const doc = await call('ingest', { content: '# Notes\nWe picked ZFS.', title: 'notes' });
+    expect(text(doc)).toMatch(/Stored: document \d+/);
+    expect(text(await call('ingest', { content: '# Notes\nWe picked ZFS.' }))).toMatch(/Already stored/);
+  });
+
+  it('upcast promotes with a reason; a deny-listed one is refused with a recovery hint', async () => {
+    await createTopic(await contextFor(brain(), 'homelab'), { slug: 'pattern/3-2-1', kind: 'methodology', title: '3-2-1 backups', body: 'Three copies, two media, one offsite.' });
+    const ok = await call('upcast', { slug: 'pattern/3-2-1', reason: 'generic backup rule' });
+    expect(text(ok)).toContain('personal:pattern/3-2-1');
+    expect(await brain().admin.query("SELECT reason FROM personal.outbox WHERE slug = 'pattern/3-2-1'")).toEqual([{ reason: 'generic backup rule' }]);
+    await createTopic(await contextFor(brain(), 'homelab'), { slug: 'env/nas01', kind: 'environment', title: 'nas01 box' });
+    const refused = await call('upcast', { slug: 'env/nas01', reason: 'storage' });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toContain('Keep the card in this project');
+    expect(text(refused)).not.toContain('nas01');
+  });
+
+  it('history and restore', async () => {
+    const homelab = await contextFor(brain(), 'homelab');
+    const { updateTopic } = await import('../../services/knowledge/index.js');
+    await updateTopic(homelab, { slug: 'env/nas', body: 'Three mirrored disks.' });
+    const h = await call('history', { slug: 'env/nas' });
+    const id = Number(/v(\d+) UPDATE/.exec(text(h))![1]);
+    expect(text(await call('restore', { versionId: id }))).toContain('Restored topic');
+    expect(await brain().admin.query("SELECT body FROM homelab.topics WHERE slug = 'env/nas'")).toEqual([{ body: 'Two mirrored disks.' }]);
+  });
+
+  it('list: cards across this subject and personal, tags, kinds, stats', async () => {
+    const cards = text(await call('list', {}));
+    expect(cards).toContain('homelab:env/nas');
+    expect(cards).toContain('personal:tool/zfs');
+    expect(text(await call('list', { what: 'tags' }))).toContain('zfs (1)');
+    expect(text(await call('list', { what: 'kinds' }))).toContain('- deploy:');
+    expect(text(await call('list', { what: 'stats' }))).toMatch(/homelab: \d+ cards/);
+  });
+
+  it('invalid arguments come back as a tool error, and the server stays healthy', async () => {
+    const r = await call('get', { slug: 42 });
+    expect(r.isError).toBe(true);
+    expect((await call('get', { slug: 'env/nas' })).isError).toBeFalsy();
+  });
+
+  it('resources: index, kinds, and a card with its timeline', async () => {
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.uri)).toEqual(expect.arrayContaining(['brain://index', 'brain://kinds']));
+    const idx = await client.readResource({ uri: 'brain://index' });
+    expect((idx.contents[0] as { text: string }).text).toMatch(/# homelab[\s\S]*## environment[\s\S]*- env\/nas[\s\S]*# personal/);
+    const card = await client.readResource({ uri: 'brain://topics/env/nas' });
+    expect((card.contents[0] as { text: string }).text).toMatch(/# NAS[\s\S]*## Timeline[\s\S]*Rebuilt brain stack/);
+    const kinds = await client.readResource({ uri: 'brain://kinds' });
+    expect((kinds.contents[0] as { text: string }).text).toContain('- methodology (topic)');
+  });
+
+  it('prompts: session-close, briefing, ingest-meeting', async () => {
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((p) => p.name).sort()).toEqual(['briefing', 'ingest-meeting', 'session-close']);
+    const close = await client.getPrompt({ name: 'session-close' });
+    expect(JSON.stringify(close.messages)).toContain('propose');
+    const meeting = await client.getPrompt({ name: 'ingest-meeting', arguments: { transcript: 'Alice: ship it' } });
+    expect(JSON.stringify(meeting.messages)).toContain('Alice: ship it');
+  });
+
+  it('every write through MCP is audited as the homelab role', async () => {
+    const actors = await brain().admin.query<{ actor: string }>('SELECT DISTINCT actor FROM homelab.outbox');
+    expect(actors.map((a) => a.actor)).toEqual([roleOf(brain(), 'homelab')]);
+  });
+});
