@@ -55,6 +55,15 @@ export async function buildHttpApp(opts: HttpOptions) {
   app.addHook('onRequest', hostHeaderValidation(hosts));
   app.addHook('onRequest', originValidation(hosts));
 
+  // Malformed JSON and oversized bodies get JSON-RPC errors, and the server stays healthy.
+  app.setErrorHandler((error: { statusCode?: number; code?: string; message: string }, request, reply) => {
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return rpcError(reply, 413, -32600, 'request body too large');
+    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return rpcError(reply, 415, -32600, 'Content-Type must be application/json');
+    if (error.statusCode === 400) return rpcError(reply, 400, -32700, 'parse error: the body is not valid JSON');
+    request.log.error({ err: error }, 'request failed');
+    return rpcError(reply, 500, -32603, 'internal error');
+  });
+
   app.get('/healthz', async () => ({ ok: true, subject: opts.subject }));
   app.get('/readyz', async (_req, reply) => {
     const state = await opts.readiness().catch((error: unknown) => ({ ready: false, error: (error as Error).message }));
@@ -110,15 +119,6 @@ export async function buildHttpApp(opts: HttpOptions) {
       mcp.delete('/mcp', forward);
     },
   );
-
-  // Malformed JSON and oversized bodies get JSON-RPC errors, and the server stays healthy.
-  app.setErrorHandler((error: { statusCode?: number; code?: string; message: string }, request, reply) => {
-    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return rpcError(reply, 413, -32600, 'request body too large');
-    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return rpcError(reply, 415, -32600, 'Content-Type must be application/json');
-    if (error.statusCode === 400) return rpcError(reply, 400, -32700, 'parse error: the body is not valid JSON');
-    request.log.error({ err: error }, 'request failed');
-    return rpcError(reply, 500, -32603, 'internal error');
-  });
 
   const sweep = setInterval(() => {
     const idle = opts.sessionIdleMs ?? 30 * 60_000;

@@ -21,6 +21,8 @@ export interface SubjectServerOptions {
   services?: ServerServices;
   extraTools?: readonly AnyBrainTool[];
   embedderReport?: () => EmbedderReport;
+  /** Per-session request rate (default 20/s, bursts of 60). */
+  rateLimit?: { perSecond: number; burst: number };
 }
 
 export interface RunningSubjectServer {
@@ -47,6 +49,7 @@ export async function startSubjectServer(opts: SubjectServerOptions): Promise<Ru
         logError: (error) => log.error({ err: error }, 'tool failed'),
       }),
     readiness: () => checkReadiness(ctx, opts.embedderReport),
+    ...(opts.rateLimit ? { requestsPerSecond: opts.rateLimit.perSecond, burst: opts.rateLimit.burst } : {}),
   });
   await app.listen({ host: opts.host, port: opts.port });
   const address = app.server.address();
