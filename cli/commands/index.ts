@@ -1,5 +1,6 @@
 import { init } from './init.js';
 import { subjects } from './subjects.js';
+import { serve } from './serve.js';
 import { up } from './up.js';
 import { version } from './version.js';
 
@@ -12,6 +13,7 @@ export interface Command {
 export const commands: Record<string, Command> = {
   init,
   migrate: { ...init, summary: 'Same as init: bring roles, schemas, migrations, kinds and grants up to date.' },
+  serve,
   subjects,
   up,
   version,

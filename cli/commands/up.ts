@@ -1,6 +1,6 @@
 import { loadRuntimeConfig } from '../../config/runtime.js';
-import { loadSubjects } from '../../config/subjects.js';
-import { openAdmin, runBootstrap } from '../../db/open.js';
+import { createLogger } from '../../services/runtime/logger.js';
+import { closeOnSignals, serveAll } from '../../services/runtime/serve.js';
 import { parse, table } from '../output.js';
 import type { Command } from './index.js';
 
@@ -8,21 +8,22 @@ const usage = 'brain up';
 
 export const up: Command = {
   usage,
-  summary: 'Start the embedded brain (PGlite): bootstrap it, then serve every subject on its port.',
+  summary: 'Start every subject\'s MCP server in this process (the embedded brain when BRAIN_DATABASE_URL is unset).',
   async run(args) {
     parse(args, {}, usage);
     const rt = loadRuntimeConfig();
-    const cfg = loadSubjects(rt.subjectsFile);
-    const admin = await openAdmin(rt);
-    try {
-      const report = await runBootstrap(rt, admin, cfg);
-      process.stdout.write(
-        `Embedded brain ready in ${rt.dataDir} (${report.features.includes('vector') ? 'pgvector on' : 'keyword search only'}).\n` +
-          `${table([['SUBJECT', 'ROLE', 'PORT'], ...cfg.subjects.map((s) => [s.name, s.role, String(s.port)])])}\n`,
-      );
-    } finally {
-      await admin.close();
-    }
+    const logger = createLogger('claude-brain', process.env.BRAIN_LOG_LEVEL ?? 'warn');
+    const brain = await serveAll(rt, logger);
+    const where = rt.mode === 'embedded' ? `embedded brain (PGlite) in ${rt.dataDir}` : 'database server';
+    process.stdout.write(
+      `claude-brain is up: ${where}.\n\n` +
+        `${table([['SUBJECT', 'URL'], ...brain.servers.map((s) => [s.subject.name, s.url])])}\n\n` +
+        'Connect Claude Code (one line per subject):\n' +
+        brain.servers.map((s) => `  claude mcp add --transport http brain-${s.subject.name} ${s.url}`).join('\n') +
+        '\n\nSee docs/clients.md for Claude Desktop. Stop with Ctrl-C.\n',
+    );
+    closeOnSignals(brain, logger);
+    await new Promise(() => undefined);
     return 0;
   },
 };

@@ -30,6 +30,8 @@ export interface BrainUnderTest {
   asRole<T>(role: string, fn: (s: SqlSession) => Promise<T>, opts?: { commit?: boolean }): Promise<T>;
   subjectDb(subject: string): SubjectDb;
   bootstrap(config?: SubjectsConfig): Promise<BootstrapReport>;
+  /** Server brains: the file holding a login role's generated password. */
+  secretsFile?(role: string): string;
   close(): Promise<void>;
 }
 
@@ -135,6 +137,7 @@ export async function serverBrain(adminUrl: string, config = testSubjects()): Pr
       current = next ?? current;
       return bootstrap(admin, { subjects: current, kinds: KINDS, denyList: DENY_LIST, secrets });
     },
+    secretsFile: (role) => secrets.path(role),
     async close() {
       for (const h of handles) await h.close();
       for (const c of clients.values()) await c.end().catch(() => undefined);

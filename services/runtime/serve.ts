@@ -1,0 +1,105 @@
+// Starting subject servers from the runtime configuration: one subject per process
+// (`brain serve`, the compose stack) or every subject in one process (`brain up`).
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { RuntimeConfig } from '../../config/runtime.js';
+import { findSubject, loadSubjects, type Subject } from '../../config/subjects.js';
+import { openAdmin, openSubject, runBootstrap } from '../../db/open.js';
+import { openEmbeddedSubjectDb, type SubjectDb } from '../../db/subject-db.js';
+import { startSubjectServer, type RunningSubjectServer } from './subject-server.js';
+
+/** An optional bearer token: BRAIN_TOKEN_FILE, else SECRETS/<role>.token when present. */
+export function bearerTokenFor(rt: RuntimeConfig, subject: Subject, env = process.env): string | undefined {
+  const file = env.BRAIN_TOKEN_FILE ?? join(rt.secretsDir, `${subject.role}.token`);
+  if (!existsSync(file)) return undefined;
+  const token = readFileSync(file, 'utf8').trim();
+  return token || undefined;
+}
+
+export interface RunningBrain {
+  readonly servers: readonly RunningSubjectServer[];
+  close(): Promise<void>;
+}
+
+async function start(rt: RuntimeConfig, subject: Subject, handle: SubjectDb, logger: Logger, port?: number): Promise<RunningSubjectServer> {
+  return startSubjectServer({
+    subject,
+    handle,
+    host: rt.host,
+    port: port ?? subject.port,
+    allowedHosts: rt.allowedHosts,
+    bearerToken: bearerTokenFor(rt, subject),
+    logger,
+  });
+}
+
+/** One subject, with only that subject's credentials. */
+export async function serveOne(rt: RuntimeConfig, name: string, logger: Logger, port?: number): Promise<RunningBrain> {
+  const conn = await openSubject(rt, name);
+  try {
+    const server = await start(rt, conn.subject, conn.handle, logger, port);
+    return {
+      servers: [server],
+      async close() {
+        await server.close();
+        await conn.close();
+      },
+    };
+  } catch (error) {
+    await conn.close();
+    throw error;
+  }
+}
+
+/** Every subject. Embedded: one PGlite shared by all, each server on its own role. */
+export async function serveAll(rt: RuntimeConfig, logger: Logger): Promise<RunningBrain> {
+  const cfg = loadSubjects(rt.subjectsFile);
+  const servers: RunningSubjectServer[] = [];
+  const closers: (() => Promise<void>)[] = [];
+  const closeAll = async () => {
+    for (const s of servers.splice(0)) await s.close().catch(() => undefined);
+    for (const c of closers.splice(0).reverse()) await c().catch(() => undefined);
+  };
+  try {
+    if (rt.mode === 'embedded') {
+      const admin = await openAdmin(rt);
+      closers.push(() => admin.close());
+      await runBootstrap(rt, admin, cfg);
+      for (const subject of cfg.subjects) {
+        const handle = openEmbeddedSubjectDb(admin.embedded!, subject);
+        closers.push(() => handle.close());
+        servers.push(await start(rt, subject, handle, logger));
+      }
+    } else {
+      for (const subject of cfg.subjects) {
+        const conn = await openSubject(rt, findSubject(cfg, subject.name).name);
+        closers.push(() => conn.close());
+        servers.push(await start(rt, subject, conn.handle, logger));
+      }
+    }
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+  return { servers, close: closeAll };
+}
+
+/** Stops cleanly on SIGINT/SIGTERM: sessions drained, pools closed. */
+export function closeOnSignals(brain: RunningBrain, logger: Logger): void {
+  let closing = false;
+  const stop = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, 'shutting down');
+    brain.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+}
