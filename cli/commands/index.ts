@@ -1,3 +1,4 @@
+import { backup } from './backup.js';
 import { init } from './init.js';
 import { subjects } from './subjects.js';
 import { serve } from './serve.js';
@@ -11,6 +12,7 @@ export interface Command {
 }
 
 export const commands: Record<string, Command> = {
+  backup,
   init,
   migrate: { ...init, summary: 'Same as init: bring roles, schemas, migrations, kinds and grants up to date.' },
   serve,
