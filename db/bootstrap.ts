@@ -270,6 +270,7 @@ export async function applyGrants(session: SqlSession, cfg: SubjectsConfig): Pro
     for (const role of [cfg.auditRole, ...cfg.subjects.map((s) => s.role)]) {
       await session.exec(template('role.sql', { database: db, role }));
     }
+    await session.exec(template('audit.sql', { audit: cfg.auditRole, owner: cfg.ownerRole }));
     for (const subject of cfg.subjects) {
       await session.exec(template('subject.sql', { schema: subject.name, role: subject.role, owner: cfg.ownerRole, audit: cfg.auditRole }));
       if (!subject.isPersonal) {

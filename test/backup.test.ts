@@ -1,10 +1,11 @@
 // Backup then restore into a fresh brain reproduces every subject's rows exactly,
 // compared table by table, on both databases; restore refuses a brain that is not empty.
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, inject, it } from 'vitest';
-import { ident, type SqlSession } from '../db/sql.js';
+import pg from 'pg';
+import { ident, pgSession, type SqlSession } from '../db/sql.js';
 import { subjectTables, writeBackup } from '../services/backup/dump.js';
 import { restoreBackup } from '../services/backup/restore.js';
 import { createTopic, deleteTopic, linkTopics, raw, recordEpisode, updateTopic, upcast } from '../services/knowledge/index.js';
@@ -61,6 +62,25 @@ describeOnBothDatabases('backup and restore', (brain, target) => {
       await expect(fresh.admin.query("INSERT INTO personal.topics (slug, kind, title, body) VALUES ('x', 'concept', 'x', 'nas01')")).rejects.toMatchObject({ code: 'BRD01' });
       // Restore refuses a brain that already holds knowledge.
       await expect(restoreBackup(fresh.admin, file, subjects)).rejects.toThrow(/not empty/);
+      // On a server the backup is taken by the read-only audit role, never the admin.
+      if (target === 'postgres') {
+        const viaAudit = join(dir, 'audit.jsonl.gz');
+        const [loc] = await brain().admin.query<{ port: number; db: string }>("SELECT current_setting('port')::int AS port, current_database() AS db");
+        const audit = new pg.Client({ host: '127.0.0.1', port: loc!.port, database: loc!.db, user: brain().config.auditRole, password: readFileSync(brain().secretsFile!(brain().config.auditRole), 'utf8').trim() });
+        await audit.connect();
+        try {
+          await writeBackup(pgSession(audit), subjects, viaAudit);
+        } finally {
+          await audit.end();
+        }
+        const again = await serverBrain(inject('pgAdminUrl')!, testSubjects());
+        try {
+          await restoreBackup(again.admin, viaAudit, subjects);
+          expect(await fingerprint(again.admin, subjects)).toEqual(await fingerprint(brain().admin, subjects));
+        } finally {
+          await again.close();
+        }
+      }
     } finally {
       await fresh.close();
       rmSync(dir, { recursive: true, force: true });
