@@ -3,6 +3,7 @@ import { loadRuntimeConfig } from '../../config/runtime.js';
 import { addSubjectToFile, loadSubjects, removeSubjectFromFile, subjectName } from '../../config/subjects.js';
 import { openAdmin, runBootstrap } from '../../db/open.js';
 import { archiveSubject } from '../../db/subjects.js';
+import { refreshComposeFile } from '../../services/deploy/compose-file.js';
 import { CliError, parse, printJson, table } from '../output.js';
 import type { Command } from './index.js';
 
@@ -28,6 +29,8 @@ export const subjects: Command = {
       const port = values.port === undefined ? undefined : Number(values.port);
       if (port !== undefined && !Number.isInteger(port)) throw new CliError('--port must be a whole number');
       const cfg = addSubjectToFile(rt.subjectsFile, name, port);
+      // The compose stack follows subjects.yaml at once, even if the bootstrap below fails.
+      refreshComposeFile(rt.subjectsFile);
       const admin = await openAdmin(rt);
       try {
         await runBootstrap(rt, admin, cfg);
@@ -51,6 +54,7 @@ export const subjects: Command = {
         await admin.close();
       }
       removeSubjectFromFile(rt.subjectsFile, name);
+      refreshComposeFile(rt.subjectsFile);
       const role = cfg.subjects.find((s) => s.name === name)!.role;
       if (admin.secrets) rmSync(admin.secrets.path(role), { force: true });
       process.stdout.write(`Subject "${name}" removed. Its data is kept in schema ${archive}, readable by the admin only.\n`);

@@ -11,3 +11,4 @@ export * from './sources.js';
 export * from './tags.js';
 export * from './topics.js';
 export * from './upcast.js';
+export * from './schemas.js';

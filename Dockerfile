@@ -1,0 +1,46 @@
+# syntax=docker/dockerfile:1
+# The claude-brain image: one subject's MCP server (`serve --subject NAME`) or the bootstrap
+# (`init`), chosen by the command. Built by ./brain-up.sh through docker compose (docs/deploy.md).
+# Three stages: the final one holds only production dependencies, the compiled dist/ and the
+# config it reads, all owned by root and read-only to the (non-root) process.
+
+ARG NODE_IMAGE=node:24-slim
+
+# 1. Build: every dependency (TypeScript included) and `npm run build` into dist/.
+FROM ${NODE_IMAGE} AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+# No dependency needs an install script; refusing them all is one less way in.
+RUN npm ci --no-audit --no-fund --ignore-scripts
+COPY . .
+RUN npm run build
+
+# 2. Production dependencies only, installed apart so the final stage gets no npm cache.
+FROM ${NODE_IMAGE} AS prod-deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts
+
+# 3. Runtime.
+FROM ${NODE_IMAGE} AS runtime
+# Made to run with a read-only root filesystem: HOME and npm's cache point at the /tmp tmpfs;
+# BRAIN_HOME only matters to the embedded brain, which this image is not for.
+ENV NODE_ENV=production \
+    HOME=/tmp \
+    NPM_CONFIG_CACHE=/tmp/.npm \
+    NPM_CONFIG_UPDATE_NOTIFIER=false \
+    BRAIN_HOME=/tmp/brain \
+    BRAIN_HOST=0.0.0.0
+WORKDIR /app
+COPY --from=prod-deps /app/node_modules ./node_modules
+COPY --from=build /src/dist ./dist
+# Read at run time: package.json (the package root), the migrations, and the config-as-code.
+COPY package.json subjects.yaml kinds.yaml deny-list.yaml ./
+COPY migrations ./migrations
+# `node` (uid 1000) ships with the image; compose runs it as the host user instead, still non-root.
+USER node
+# Liveness for a plain `docker run`; compose's own check asks /readyz. No curl in slim: node asks.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "dist/services/deploy/healthcheck.js", "/healthz"]
+ENTRYPOINT ["node", "dist/cli/brain.js"]
+CMD ["--help"]

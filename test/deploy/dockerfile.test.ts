@@ -1,0 +1,121 @@
+// The Dockerfile and .dockerignore, read as Docker would read them. No Docker engine runs here,
+// so these check the properties the image depends on: the stages, the user, the health check,
+// what reaches the final stage, and that nothing secret is ever in the build context.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PACKAGE_ROOT } from '../../config/runtime.js';
+
+interface Instruction {
+  op: string;
+  args: string;
+}
+interface Stage {
+  from: string;
+  name: string | undefined;
+  body: Instruction[];
+}
+
+/** Instructions with continuation lines joined and comments dropped; ARG defaults substituted into FROM. */
+function parseDockerfile(text: string): Stage[] {
+  const logical = text
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
+  const args = new Map<string, string>();
+  const stages: Stage[] = [];
+  for (const line of logical) {
+    const [, op = '', rest = ''] = /^(\S+)\s*(.*)$/.exec(line) ?? [];
+    const ins = { op: op.toUpperCase(), args: rest };
+    if (ins.op === 'FROM') {
+      const [image = '', , name] = rest.replace(/\$\{(\w+)\}/g, (_, v: string) => args.get(v) ?? '').split(/\s+/);
+      stages.push({ from: image, name, body: [] });
+    } else if (ins.op === 'ARG' && stages.length === 0) {
+      const [k = '', v = ''] = rest.split('=');
+      args.set(k, v);
+    } else {
+      stages.at(-1)?.body.push(ins);
+    }
+  }
+  return stages;
+}
+
+const dockerfile = readFileSync(join(PACKAGE_ROOT, 'Dockerfile'), 'utf8');
+const stages = parseDockerfile(dockerfile);
+const final = stages.at(-1)!;
+const all = (stage: Stage, op: string) => stage.body.filter((i) => i.op === op);
+
+describe('Dockerfile', () => {
+  it('is multi-stage on node:24-slim throughout', () => {
+    expect(stages.length).toBeGreaterThanOrEqual(2);
+    for (const s of stages) expect(s.from, s.name).toBe('node:24-slim');
+  });
+
+  it('builds with every dependency, but the final stage gets production dependencies only', () => {
+    const build = stages.find((s) => all(s, 'RUN').some((r) => /npm run build/.test(r.args)))!;
+    expect(all(build, 'RUN').some((r) => /^npm ci\b/.test(r.args) && !r.args.includes('--omit=dev'))).toBe(true);
+    const copies = all(final, 'COPY');
+    const modules = copies.filter((c) => /node_modules/.test(c.args));
+    expect(modules).toHaveLength(1);
+    const source = /--from=(\S+)/.exec(modules[0]!.args)?.[1];
+    const deps = stages.find((s) => s.name === source)!;
+    expect(deps, 'node_modules comes from a named stage').toBeDefined();
+    expect(all(deps, 'RUN').map((r) => r.args).join('\n')).toMatch(/npm ci --omit=dev/);
+    expect(source).not.toBe(build.name);
+    // From the build stage only the compiled output crosses over.
+    for (const c of copies.filter((x) => x.args.includes(`--from=${build.name}`))) expect(c.args).toMatch(/\/dist \.\/dist$/);
+  });
+
+  it('runs no command in the final stage, so its files stay root-owned and read-only to the app', () => {
+    expect(all(final, 'RUN')).toEqual([]);
+  });
+
+  it('copies in everything the app reads at run time', () => {
+    const copied = all(final, 'COPY').map((c) => c.args).join('\n');
+    for (const f of ['package.json', 'subjects.yaml', 'kinds.yaml', 'deny-list.yaml', 'migrations', './dist']) expect(copied).toContain(f);
+  });
+
+  it('runs as a non-root user', () => {
+    const users = all(final, 'USER');
+    expect(users.length).toBeGreaterThan(0);
+    expect(users.at(-1)!.args).not.toMatch(/^(root|0)(:|$)/);
+  });
+
+  it('needs no writable root filesystem: HOME and the npm cache live in /tmp', () => {
+    const env = all(final, 'ENV').map((e) => e.args).join(' ');
+    expect(env).toMatch(/\bHOME=\/tmp\b/);
+    expect(env).toMatch(/\bNPM_CONFIG_CACHE=\/tmp\//);
+  });
+
+  it('has a node health check on the subject port and the brain CLI as entrypoint', () => {
+    const [hc] = all(final, 'HEALTHCHECK');
+    expect(hc?.args).toMatch(/CMD \["node", "dist\/services\/deploy\/healthcheck\.js", "\/healthz"\]/);
+    expect(existsSync(join(PACKAGE_ROOT, 'services/deploy/healthcheck.ts'))).toBe(true);
+    expect(all(final, 'ENTRYPOINT').at(-1)?.args).toBe('["node", "dist/cli/brain.js"]');
+  });
+});
+
+describe('.dockerignore', () => {
+  const rules = readFileSync(join(PACKAGE_ROOT, '.dockerignore'), 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
+  const allowed = new Set(rules.filter((r) => r.startsWith('!')).map((r) => r.slice(1).replace(/\/$/, '')));
+
+  it('is an allowlist: everything is excluded first, so .brain/ (secrets) and .git never reach the daemon', () => {
+    expect(rules[0]).toBe('*');
+    for (const never of ['.brain', '.git', 'node_modules', 'dist', 'test', '.env']) expect(allowed.has(never), never).toBe(false);
+  });
+
+  it('lets in every directory the build compiles and every file the Dockerfile copies by name', () => {
+    const build = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'tsconfig.build.json'), 'utf8')) as { include: string[] };
+    for (const dir of build.include) expect(allowed.has(dir), `${dir} (tsconfig.build.json) is missing from .dockerignore`).toBe(true);
+    const fromContext = stages
+      .flatMap((s) => all(s, 'COPY'))
+      .filter((c) => !c.args.includes('--from='))
+      .flatMap((c) => c.args.split(/\s+/).slice(0, -1))
+      .filter((src) => src !== '.');
+    for (const src of fromContext) expect(allowed.has(src), `${src} is copied but not allowed into the context`).toBe(true);
+  });
+});
