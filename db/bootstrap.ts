@@ -1,6 +1,7 @@
 // The bootstrap: one idempotent step, safe to run on every start. Under an advisory lock
 // it provisions roles, schemas, extensions, migrations, the kind vocabulary and grants.
 // Re-running it on an up-to-date database changes nothing.
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { DenyList } from '../config/deny-list.js';
@@ -51,6 +52,7 @@ export async function bootstrap(session: SqlSession, opts: BootstrapOptions): Pr
     const features = await ensureSharedSchemas(session, opts.subjects);
     report.features = [...features].sort();
     await migrate(session, opts.subjects.ownerRole, 'global', 'brain', global, features, report);
+    if (opts.secrets) await syncPasswords(session, opts.subjects, opts.secrets);
     for (const subject of opts.subjects.subjects) {
       await ensureSubjectSchema(session, opts.subjects, subject);
       await migrate(session, opts.subjects.ownerRole, subject.name, subject.name, perSubject, features, report);
@@ -113,8 +115,6 @@ async function ensureRoles(session: SqlSession, opts: BootstrapOptions, report: 
       const drifted =
         row.rolsuper || row.rolinherit || row.rolcreaterole || row.rolcreatedb || row.rolreplication || row.rolbypassrls || row.rolcanlogin !== canLogin;
       if (drifted) await session.exec(`ALTER ROLE ${ident(role)} WITH ${attrs}`);
-      // A password file that is new (deleted, or a fresh checkout) is made true again.
-      if (secret?.created) await session.exec(`ALTER ROLE ${ident(role)} WITH PASSWORD ${literal(secret.password)}`);
     }
     // No app role may SET ROLE to another: strip any membership someone added by hand.
     const memberships = await session.query<{ name: string }>(
@@ -136,6 +136,27 @@ async function ensureRoles(session: SqlSession, opts: BootstrapOptions, report: 
     [cfg.ownerRole],
   );
   if (!me?.rolsuper && !me?.member) await session.exec(`GRANT ${ident(cfg.ownerRole)} TO CURRENT_USER`);
+}
+
+/**
+ * Makes each login role's password equal to its file. The password files are the truth
+ * (brain-up.sh may have generated them before the roles existed); a fingerprint of what
+ * was last applied keeps a re-run from touching roles whose file did not change.
+ */
+async function syncPasswords(session: SqlSession, cfg: SubjectsConfig, secrets: SecretStore): Promise<void> {
+  const applied = new Map(
+    (await session.query<{ role: string; sha256: string }>('SELECT role, sha256 FROM brain_private.role_secrets')).map((r) => [r.role, r.sha256]),
+  );
+  for (const role of [cfg.auditRole, ...cfg.subjects.map((s) => s.role)]) {
+    const { password } = secrets.ensure(role);
+    const sha = createHash('sha256').update(password).digest('hex');
+    if (applied.get(role) === sha) continue;
+    await session.exec(`ALTER ROLE ${ident(role)} WITH PASSWORD ${literal(password)}`);
+    await session.query(
+      'INSERT INTO brain_private.role_secrets (role, sha256) VALUES ($1, $2) ON CONFLICT (role) DO UPDATE SET sha256 = EXCLUDED.sha256',
+      [role, sha],
+    );
+  }
 }
 
 async function createRole(session: SqlSession, role: string, attrs: string, password: string | undefined): Promise<void> {

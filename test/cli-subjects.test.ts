@@ -137,6 +137,25 @@ describe.skipIf(!inject('pgAdminUrl'))('[postgres] brain init and subjects (CLI,
     expect(r.stdout + r.stderr).not.toContain(adminUrl.password);
   });
 
+  it('a regenerated password file is applied on the next init, and only then', async () => {
+    const prefix = /role_prefix: (\S+)/.exec(readFileSync(join(configDir, 'subjects.yaml'), 'utf8'))![1]!;
+    const file = join(home, 'secrets', `${prefix}homelab.password`);
+    writeFileSync(file, 'a-brand-new-password-from-brain-up\n', { mode: 0o600 });
+    const login = async () => {
+      const c = new pg.Client({ host: adminUrl.hostname, port: Number(adminUrl.port), database, user: `${prefix}homelab`, password: readFileSync(file, 'utf8').trim() });
+      try {
+        await c.connect();
+        await c.end();
+        return 'ok';
+      } catch (e) {
+        return (e as { code?: string }).code;
+      }
+    };
+    expect(await login()).toBe('28P01');
+    expect(runBrain(['init'], env).code).toBe(0);
+    expect(await login()).toBe('ok');
+  });
+
   it('add and remove work against the server', async () => {
     expect(runBrain(['subjects', 'add', 'garden'], env).code).toBe(0);
     const prefix = /role_prefix: (\S+)/.exec(readFileSync(join(configDir, 'subjects.yaml'), 'utf8'))![1]!;
