@@ -15,3 +15,18 @@ ALTER DEFAULT PRIVILEGES FOR ROLE {{owner}} IN SCHEMA {{personal}}
 
 -- A project's upcast leaves history in personal's outbox and versions; it cannot alter it.
 REVOKE UPDATE, DELETE ON {{personal}}.versions, {{personal}}.outbox FROM {{role}};
+
+-- Embeddings are derived data each subject's own worker keeps (migrations/subject/0003):
+-- a project reads personal's chunks for search but never writes them. The tables exist
+-- only where pgvector does, hence the check.
+DO $$
+BEGIN
+  IF to_regclass('{{personal}}.chunks') IS NOT NULL THEN
+    REVOKE INSERT, UPDATE ON {{personal}}.chunks, {{personal}}.embedding_state FROM {{role}};
+  END IF;
+END
+$$;
+
+-- Proposals belong to the subject whose session made them; a project neither reads nor
+-- writes personal's (personal's own server settles those).
+REVOKE ALL ON {{personal}}.proposals FROM {{role}};

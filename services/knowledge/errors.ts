@@ -80,3 +80,6 @@ export function fromDatabaseError(error: unknown, what: string): never {
       throw error;
   }
 }
+
+/** The SQLSTATE of a database error, or undefined for anything else. */
+export { sqlState as sqlStateOf } from '../../db/sql.js';

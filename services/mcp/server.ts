@@ -1,6 +1,6 @@
 // The MCP server factory: one McpServer per session, for one subject, holding only that
 // subject's database handle.
-import { McpServer } from '@modelcontextprotocol/server';
+import { McpServer, type ElicitRequestFormParams } from '@modelcontextprotocol/server';
 import type { BrainContext } from '../knowledge/index.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
@@ -34,7 +34,11 @@ export function createBrainServer(deps: ServerFactoryDeps): McpServer {
     { name: `claude-brain-${deps.ctx.subject.name}`, version: SERVER_VERSION },
     { instructions: instructions(deps.ctx), capabilities: { tools: {}, resources: {}, prompts: {} } },
   );
-  registerTools(server, { ctx: deps.ctx, services: deps.services }, deps.logError, deps.extraTools);
+  const human = {
+    canElicit: () => Boolean(server.server.getClientCapabilities()?.elicitation),
+    elicit: (params: ElicitRequestFormParams) => server.server.elicitInput(params),
+  };
+  registerTools(server, { ctx: deps.ctx, services: deps.services, human }, deps.logError, deps.extraTools);
   registerResources(server, deps.ctx);
   registerPrompts(server, deps.ctx);
   return server;

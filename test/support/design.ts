@@ -19,9 +19,25 @@ export function designed(cfg: SubjectsConfig, role: string, schema: string): Rea
  */
 export const HISTORY_TABLES = ['versions', 'outbox'];
 
+/**
+ * Embeddings, derived data that only the subject's own worker writes (present where
+ * pgvector is): a project may read personal's, to search them, but never write them.
+ */
+export const DERIVED_TABLES = ['chunks', 'embedding_state'];
+
+/** Working state of the subject's own sessions (proposals): no other subject role touches it. */
+export const SESSION_TABLES = ['proposals'];
+
 /** The table privileges a role holds on one table of a subject schema. */
 export function designedTablePrivileges(cfg: SubjectsConfig, role: string, schema: string, table: string): ReadonlySet<string> {
   const ops = designed(cfg, role, schema);
-  const keep = HISTORY_TABLES.includes(table) ? ['SELECT', 'INSERT'] : ['SELECT', 'INSERT', 'UPDATE', 'DELETE'];
+  const own = cfg.subjects.find((s) => s.role === role);
+  const keep = SESSION_TABLES.includes(table) && own && own.name !== schema
+    ? []
+    : HISTORY_TABLES.includes(table)
+    ? ['SELECT', 'INSERT']
+    : DERIVED_TABLES.includes(table) && own?.name !== schema
+      ? ['SELECT']
+      : ['SELECT', 'INSERT', 'UPDATE', 'DELETE'];
   return new Set([...ops].filter((op) => keep.includes(op)));
 }

@@ -6,7 +6,9 @@ import { getTool } from './get.js';
 import { historyTool } from './history.js';
 import { ingestTool } from './ingest.js';
 import { linkTool } from './link.js';
+import { lintTool } from './lint.js';
 import { listTool } from './list.js';
+import { commitTool, proposeTool } from './propose.js';
 import { rawTool } from './raw.js';
 import { recordTool } from './record.js';
 import { restoreTool } from './restore.js';
@@ -14,7 +16,21 @@ import { tagTool } from './tag.js';
 import type { AnyBrainTool, ToolDeps } from './types.js';
 import { upcastTool } from './upcast.js';
 
-export const TOOLS: readonly AnyBrainTool[] = [getTool, listTool, recordTool, linkTool, tagTool, ingestTool, rawTool, upcastTool, historyTool, restoreTool];
+export const TOOLS: readonly AnyBrainTool[] = [
+  getTool,
+  listTool,
+  recordTool,
+  linkTool,
+  tagTool,
+  ingestTool,
+  rawTool,
+  upcastTool,
+  historyTool,
+  restoreTool,
+  proposeTool,
+  commitTool,
+  lintTool,
+];
 
 /** Tools that make no sense for this subject (personal cannot upcast into itself). */
 function applies(tool: AnyBrainTool, deps: ToolDeps): boolean {

@@ -1,5 +1,5 @@
 // One file per tool; each exports a BrainTool. The index registers them all.
-import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
+import type { CallToolResult, ElicitRequestFormParams, ElicitResult, ServerContext } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import type { BrainContext } from '../../knowledge/index.js';
 
@@ -10,10 +10,17 @@ export interface ToolAnnotations {
   openWorldHint: false;
 }
 
-/** What a tool may use: the subject's context and whatever optional services are running. */
+/** The human on the other side of this session, when the client lets the server ask them. */
+export interface HumanChannel {
+  canElicit(): boolean;
+  elicit(params: ElicitRequestFormParams): Promise<ElicitResult>;
+}
+
+/** What a tool may use: the subject's context, optional running services, the session. */
 export interface ToolDeps {
   readonly ctx: BrainContext;
   readonly services: ServerServices;
+  readonly human?: HumanChannel;
 }
 
 /** Optional services a tool can use; absent ones degrade the tool, never break it. */

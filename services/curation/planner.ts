@@ -1,0 +1,30 @@
+// How propose decides between creating and updating a card: search before add. The
+// search layer's planner is used when it is there; this fallback matches by slug and by
+// exact title, so the flow works (more strictly) without it.
+import { sql } from 'kysely';
+import type { BrainContext } from '../knowledge/index.js';
+
+export interface TopicPlan {
+  action: 'create' | 'update';
+  slug: string;
+  existingTitle?: string;
+  candidates: { subject: string; slug: string; score: number }[];
+}
+
+export type TopicPlanner = (ctx: BrainContext, subject: string, item: { kind: string; title: string; body: string; slug?: string | undefined }) => Promise<TopicPlan>;
+
+function slugOf(kind: string, title: string): string {
+  const words = title.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-+|-+$/g, '');
+  return `${kind}/${words.slice(0, 60).replace(/-+$/, '') || 'untitled'}`;
+}
+
+export const exactMatchPlanner: TopicPlanner = async (ctx, subject, item) => {
+  const slug = item.slug ?? slugOf(item.kind, item.title);
+  const rows = await sql<{ slug: string; title: string }>`
+    SELECT slug, title FROM ${sql.table(`${subject}.topics`)}
+     WHERE slug = ${slug} OR lower(title) = lower(${item.title}) ORDER BY (slug = ${slug}) DESC LIMIT 1`.execute(ctx.db);
+  const hit = rows.rows[0];
+  return hit
+    ? { action: 'update', slug: hit.slug, existingTitle: hit.title, candidates: [{ subject, slug: hit.slug, score: 1 }] }
+    : { action: 'create', slug, candidates: [] };
+};

@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { commitProposal, declineProposal, markAskedHuman, outcomeText, propose, proposeInput, type Proposal } from '../../curation/proposals.js';
+import type { TopicPlanner } from '../../curation/planner.js';
+import { ok } from '../result.js';
+import { ADDITIVE, defineTool, type HumanChannel } from './types.js';
+
+/** Puts the preview to the human directly; only their answer writes anything. */
+async function askHuman(human: HumanChannel, proposal: Proposal): Promise<{ accepted: number[] } | 'declined'> {
+  const writable = proposal.items.filter((p) => p.action !== '✗');
+  const answer = await human.elicit({
+    mode: 'form',
+    message: `${proposal.preview.split('\n\nProposal ')[0]}\n\nUntick what should not be written.`,
+    requestedSchema: {
+      type: 'object',
+      properties: Object.fromEntries(
+        writable.map((p) => [`item_${p.n}`, { type: 'boolean', title: `[${p.n}] ${p.action} ${p.item.type} ${p.item.kind} "${p.item.title}"`, default: true }]),
+      ),
+    },
+  });
+  if (answer.action !== 'accept') return 'declined';
+  const content = (answer.content ?? {}) as Record<string, unknown>;
+  return { accepted: writable.filter((p) => content[`item_${p.n}`] !== false).map((p) => p.n) };
+}
+
+export const proposeTool = defineTool({
+  name: 'propose',
+  title: 'Propose what to keep (session close)',
+  description:
+    'At the end of a session, propose cards and episodes worth keeping, in one batch. Writes nothing: it searches before add (marking updates with ~), checks kinds and the deny-list, and returns a preview for the human. Upcasts to personal need a reason.',
+  inputSchema: () => proposeInput,
+  annotations: ADDITIVE,
+  async run(args, { ctx, services, human }) {
+    const planner = (services as { planner?: TopicPlanner }).planner;
+    const proposal = await propose(ctx, args, planner ? { planner } : {});
+    if (!human?.canElicit()) return ok(proposal.preview);
+    await markAskedHuman(ctx, proposal.id);
+    const answer = await askHuman(human, proposal);
+    if (answer === 'declined') {
+      await declineProposal(ctx, proposal.id, true);
+      return ok(`${proposal.preview.split('\n\nProposal ')[0]}\n\nThe human declined: nothing was written.`);
+    }
+    const outcomes = await commitProposal(ctx, proposal.id, answer.accepted, true);
+    return ok(`The human answered. What happened:\n${outcomeText(outcomes)}`);
+  },
+});
+
+export const commitTool = defineTool({
+  name: 'commit',
+  title: 'Write a confirmed proposal',
+  description:
+    'Only after the human has answered a propose preview: write the items they accepted (numbers), or decline. Never call this on your own judgement.',
+  inputSchema: () =>
+    z.object({
+      proposalId: z.string().uuid(),
+      accept: z.array(z.number().int().min(1)).max(50).optional().describe('item numbers; all when omitted'),
+      decline: z.boolean().optional(),
+    }),
+  annotations: ADDITIVE,
+  async run(a, { ctx }) {
+    if (a.decline) {
+      await declineProposal(ctx, a.proposalId);
+      return ok('Declined: nothing was written.');
+    }
+    return ok(outcomeText(await commitProposal(ctx, a.proposalId, a.accept)));
+  },
+});
