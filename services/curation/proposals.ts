@@ -141,7 +141,7 @@ export function previewText(subject: string, items: readonly PlannedItem[], id?:
   return parts.join('\n');
 }
 
-export async function propose(ctx: BrainContext, raw: z.input<typeof proposeInput>, opts: ProposalOptions = {}): Promise<Proposal> {
+export async function propose(ctx: BrainContext, raw: z.input<typeof proposeInput> | unknown, opts: ProposalOptions = {}): Promise<Proposal> {
   const input = parseInput(proposeInput, raw, 'propose');
   const planner = opts.planner ?? exactMatchPlanner;
   const planned: PlannedItem[] = [];

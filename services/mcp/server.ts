@@ -17,7 +17,7 @@ export function instructions(ctx: BrainContext): string {
   return [
     `claude-brain long-term memory, subject "${s.name}". ${shared}`,
     'Search before you rely on memory, and before you add: remember updates a matching card instead of duplicating it.',
-    'Kinds are fixed (list what=kinds): topics are things, episodes are events.',
+    'Kinds are fixed (list what=kinds): topics are things, episodes are events. Tools act on this subject unless you pass subject: personal; writes there need a reason.',
     'Capture at the end of a session goes through propose; nothing is written until the human confirms.',
   ].join('\n');
 }

@@ -37,11 +37,11 @@ describeOnBothDatabases('MCP tools, resources and prompts', (brain) => {
   it('lists the tools with annotations, and the whole list stays under 10,000 characters', async () => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
-    for (const n of ['get', 'list', 'record', 'link', 'tag', 'ingest', 'raw', 'upcast', 'history', 'restore']) expect(names).toContain(n);
+    for (const n of ['get', 'list', 'record', 'link', 'tag', 'ingest', 'upcast', 'history', 'propose', 'commit', 'lint']) expect(names).toContain(n);
     expect(JSON.stringify({ tools }).length).toBeLessThan(10_000);
     const get = tools.find((t) => t.name === 'get')!;
     expect(get.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
-    expect(tools.find((t) => t.name === 'restore')!.annotations).toMatchObject({ destructiveHint: true });
+    expect(tools.find((t) => t.name === 'history')!.annotations).toMatchObject({ destructiveHint: true });
     // A project may name its own subject or personal, nothing else.
     expect(JSON.stringify(get.inputSchema)).toContain('"homelab"');
     expect(JSON.stringify(get.inputSchema)).not.toContain('novel');
@@ -72,11 +72,12 @@ describeOnBothDatabases('MCP tools, resources and prompts', (brain) => {
     expect(text(bad)).toContain('incident');
   });
 
-  it('link, tag, raw and ingest write what they say', async () => {
+  it('link, tag and ingest (documents and raw data) write what they say', async () => {
     expect((await call('link', { from: 'env/nas', to: 'tool/zfs', toSubject: 'personal', context: 'runs ZFS' })).isError).toBeFalsy();
     expect(await brain().admin.query("SELECT to_subject, to_slug, context FROM homelab.links")).toEqual([{ to_subject: 'personal', to_slug: 'tool/zfs', context: 'runs ZFS' }]);
     expect(text(await call('tag', { slug: 'env/nas', tags: ['zfs'] }))).toContain('storage, zfs');
-    await call('raw', { slug: 'env/nas', source: 'smart', data: { disks: 2 } });
+    expect(text(await call('ingest', { slug: 'env/nas', source: 'smart', data: { disks: 2 } }))).toContain('Stored raw data');
+    expect((await call('ingest', { slug: 'env/nas', data: { disks: 2 } })).isError).toBe(true);
     expect(await brain().admin.query("SELECT source, data::text AS data FROM homelab.raw_data")).toEqual([{ source: 'smart', data: '{"disks":2}' }]);
     const doc = await call('ingest', { content: '# Notes\nWe picked ZFS.', title: 'notes' });
     expect(text(doc)).toMatch(/Stored: document \d+/);
@@ -101,7 +102,7 @@ describeOnBothDatabases('MCP tools, resources and prompts', (brain) => {
     await updateTopic(homelab, { slug: 'env/nas', body: 'Three mirrored disks.' });
     const h = await call('history', { slug: 'env/nas' });
     const id = Number(/v(\d+) UPDATE/.exec(text(h))![1]);
-    expect(text(await call('restore', { versionId: id }))).toContain('Restored topic');
+    expect(text(await call('history', { restore: id }))).toContain('Restored topic');
     expect(await brain().admin.query("SELECT body FROM homelab.topics WHERE slug = 'env/nas'")).toEqual([{ body: 'Two mirrored disks.' }]);
   });
 

@@ -2,17 +2,19 @@
 // loaded into every session's context window.
 import { z } from 'zod';
 import { PERSONAL } from '../../../config/subjects.js';
-import { slug as slugSchema } from '../../knowledge/schemas.js';
 import type { ToolDeps } from './types.js';
 
-export const slug = slugSchema.describe('card slug, e.g. tool/psycopg3');
+// Tool schemas stay lean (no lengths or patterns): the services validate every input
+// with the full zod schemas and answer with a field-naming error and a hint.
+export const slug = z.string().describe('card slug, e.g. tool/psycopg3');
 
-/** The subject parameter exists only where there is a choice: a project may name personal. */
+/** The subject: this one by default; a project may name personal. */
 export function subjectField(deps: ToolDeps) {
   const own = deps.ctx.subject.name;
   return deps.ctx.subject.isPersonal
-    ? z.literal(PERSONAL).optional().describe('always personal here')
-    : z.enum([own, PERSONAL]).optional().describe(`${own} (default) or personal`);
+    ? z.literal(PERSONAL).optional()
+    : z.enum([own, PERSONAL]).optional();
 }
 
-export const reason = z.string().trim().min(1).max(2000).optional().describe('why; required for writes into personal from a project');
+/** Why: recorded in the audit outbox; required for writes into personal (server instructions say so). */
+export const reason = z.string().optional();

@@ -7,13 +7,12 @@ import { defineTool, READ_ONLY } from './types.js';
 
 export const getTool = defineTool({
   name: 'get',
-  title: 'Read a card',
-  description: 'Read one card by slug. Ask only for the parts you need via include (timeline, links, backlinks, tags, sources, raw, history).',
+  description: 'Read one card by slug; include only the extra parts you need.',
   inputSchema: (deps) =>
     z.object({
       slug,
       subject: subjectField(deps),
-      include: z.array(z.enum(INCLUDES)).max(INCLUDES.length).optional(),
+      include: z.array(z.enum(INCLUDES)).optional(),
     }),
   annotations: READ_ONLY,
   async run(args, { ctx }) {

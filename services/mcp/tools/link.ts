@@ -7,8 +7,7 @@ import { defineTool, IDEMPOTENT_WRITE } from './types.js';
 
 export const linkTool = defineTool({
   name: 'link',
-  title: 'Link two cards',
-  description: 'Create (or with remove, delete) a link from one card to another, with the sentence that justifies it. A project card may link into personal; personal links only within personal.',
+  description: 'Link one card to another (remove: unlink), with the sentence that justifies it. Project cards may link into personal.',
   inputSchema: (deps) =>
     z.object({
       from: slug,
@@ -16,7 +15,7 @@ export const linkTool = defineTool({
       subject: subjectField(deps).describe('where the from card lives'),
       toSubject: subjectField(deps).describe('where the target lives (default: same)'),
       relation: z.enum(['mentions', 'relates-to', 'supersedes', 'derived-from']).optional(),
-      context: z.string().max(2000).optional(),
+      context: z.string().optional(),
       remove: z.boolean().optional(),
       reason,
     }),

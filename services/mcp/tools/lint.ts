@@ -5,9 +5,8 @@ import { defineTool, IDEMPOTENT_WRITE } from './types.js';
 
 export const lintTool = defineTool({
   name: 'lint',
-  title: 'Check the brain for problems',
   description:
-    'Report orphan cards, dead links, upcasts without a reason, near-duplicate cards and tags, stale embeddings. Read-only unless apply is given: it can remove dead links, merge tag variants, re-queue embeddings. It never deletes a card.',
+    'Report orphans, dead links, unexplained upcasts, near-duplicate cards and tags, stale embeddings. apply can remove dead links, merge tags, re-queue embeddings; never deletes a card.',
   inputSchema: () =>
     z.object({
       apply: z.object({ deadLinks: z.boolean().optional(), mergeTags: z.boolean().optional(), requeueEmbeddings: z.boolean().optional() }).optional(),

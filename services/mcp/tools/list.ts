@@ -8,16 +8,15 @@ import { defineTool, READ_ONLY } from './types.js';
 
 export const listTool = defineTool({
   name: 'list',
-  title: 'List cards, tags, kinds or stats',
-  description: 'Browse without a query: cards (filter by kind, tag, updated since), all tags with counts, the kind vocabulary, or brain statistics.',
+  description: 'Browse without a query: cards (by kind, tag, since), tags with counts, the kinds, or stats.',
   inputSchema: (deps) =>
     z.object({
       what: z.enum(['cards', 'tags', 'kinds', 'stats']).default('cards'),
       subject: subjectField(deps),
-      kind: z.string().max(60).optional(),
-      tag: z.string().max(100).optional(),
-      since: z.string().max(40).optional().describe('YYYY-MM-DD'),
-      limit: z.number().int().min(1).max(200).default(30),
+      kind: z.string().optional(),
+      tag: z.string().optional(),
+      since: z.string().optional().describe('YYYY-MM-DD'),
+      limit: z.number().int().optional().describe('default 30'),
     }),
   annotations: READ_ONLY,
   async run(args, { ctx }) {
@@ -38,8 +37,8 @@ export const listTool = defineTool({
       default: {
         const subjects = a.subject ? [a.subject] : readableSubjects(ctx);
         const rows = [];
-        for (const s of subjects) rows.push(...(await listTopics(ctx, { subject: s, kind: a.kind, tag: a.tag, updatedSince: a.since, limit: a.limit })));
-        return ok(topicListMarkdown(rows.slice(0, a.limit)));
+        for (const s of subjects) rows.push(...(await listTopics(ctx, { subject: s, kind: a.kind, tag: a.tag, updatedSince: a.since, limit: a.limit ?? 30 })));
+        return ok(topicListMarkdown(rows.slice(0, a.limit ?? 30)));
       }
     }
   },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { commitProposal, declineProposal, markAskedHuman, outcomeText, propose, proposeInput, type Proposal } from '../../curation/proposals.js';
+import { commitProposal, declineProposal, markAskedHuman, outcomeText, propose, type Proposal } from '../../curation/proposals.js';
+import { reason, subjectField } from './fields.js';
 import type { TopicPlanner } from '../../curation/planner.js';
 import { ok } from '../result.js';
 import { ADDITIVE, defineTool, type HumanChannel } from './types.js';
@@ -24,14 +25,33 @@ async function askHuman(human: HumanChannel, proposal: Proposal): Promise<{ acce
 
 export const proposeTool = defineTool({
   name: 'propose',
-  title: 'Propose what to keep (session close)',
   description:
-    'At the end of a session, propose cards and episodes worth keeping, in one batch. Writes nothing: it searches before add (marking updates with ~), checks kinds and the deny-list, and returns a preview for the human. Upcasts to personal need a reason.',
-  inputSchema: () => proposeInput,
+    'Session close: propose cards and episodes worth keeping, in one batch. Writes nothing; returns a preview (search before add, kinds and deny-list checked) for the human.',
+  // Lean on purpose (tool definitions cost context in every session); propose() checks
+  // each item against the full schema and names any field that is wrong.
+  inputSchema: (deps) =>
+    z.object({
+      items: z.array(
+        z.object({
+          type: z.enum(['topic', 'episode']),
+          kind: z.string(),
+          title: z.string(),
+          body: z.string().optional(),
+          slug: z.string().optional(),
+          mode: z.enum(['append', 'replace']).optional().describe('for updates'),
+          date: z.string().optional().describe('episode: YYYY-MM-DD'),
+          topics: z.array(z.string()).optional().describe('episode: card slugs'),
+          subject: subjectField(deps),
+          reason,
+        }),
+      ),
+    }),
   annotations: ADDITIVE,
   async run(args, { ctx, services, human }) {
     const planner = (services as { planner?: TopicPlanner }).planner;
-    const proposal = await propose(ctx, args, planner ? { planner } : {});
+    // An episode's body is its detail.
+    const items = args.items.map((it) => (it.type === 'episode' ? { ...it, detail: it.body, body: undefined } : it));
+    const proposal = await propose(ctx, { items }, planner ? { planner } : {});
     if (!human?.canElicit()) return ok(proposal.preview);
     await markAskedHuman(ctx, proposal.id);
     const answer = await askHuman(human, proposal);
@@ -46,13 +66,12 @@ export const proposeTool = defineTool({
 
 export const commitTool = defineTool({
   name: 'commit',
-  title: 'Write a confirmed proposal',
   description:
-    'Only after the human has answered a propose preview: write the items they accepted (numbers), or decline. Never call this on your own judgement.',
+    'Only after the human answered a propose preview: write the items they accepted, or decline. Never on your own judgement.',
   inputSchema: () =>
     z.object({
       proposalId: z.string().uuid(),
-      accept: z.array(z.number().int().min(1)).max(50).optional().describe('item numbers; all when omitted'),
+      accept: z.array(z.number().int()).optional().describe('item numbers; all when omitted'),
       decline: z.boolean().optional(),
     }),
   annotations: ADDITIVE,

@@ -7,18 +7,17 @@ import { ADDITIVE, defineTool } from './types.js';
 
 export const recordTool = defineTool({
   name: 'record',
-  title: 'Record an episode',
   description:
-    'Record what happened and when (an episode: work-session, incident, deploy, decision-made, meeting...), attached to the cards it concerns. Episodes are append-only evidence; use remember to change what a card says.',
+    'Record an episode (what happened, when), attached to the cards it concerns. Append-only evidence; remember changes what a card says.',
   inputSchema: (deps) =>
     z.object({
-      kind: z.string().max(60).describe('an episode kind; list what=kinds'),
-      date: z.string().max(40).describe('YYYY-MM-DD or ISO timestamp'),
-      title: z.string().max(300),
-      summary: z.string().max(2000).optional(),
-      detail: z.string().max(100_000).optional(),
-      source: z.string().max(300).optional().describe('e.g. meeting, email, session'),
-      topics: z.array(slug).max(50).optional().describe('slugs of cards this concerns'),
+      kind: z.string().describe('an episode kind; list what=kinds'),
+      date: z.string().describe('YYYY-MM-DD or ISO timestamp'),
+      title: z.string(),
+      summary: z.string().optional(),
+      detail: z.string().optional(),
+      source: z.string().optional().describe('e.g. meeting, email, session'),
+      topics: z.array(slug).optional().describe('slugs of cards this concerns'),
       subject: subjectField(deps),
       reason,
     }),

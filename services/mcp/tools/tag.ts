@@ -6,12 +6,11 @@ import { defineTool, IDEMPOTENT_WRITE } from './types.js';
 
 export const tagTool = defineTool({
   name: 'tag',
-  title: 'Tag or untag a card',
-  description: 'Add tags to a card (or remove them with remove: true). Reuse existing tags (list what=tags) rather than near-synonyms.',
+  description: 'Tag a card (remove: untag). Reuse existing tags (list what=tags).',
   inputSchema: (deps) =>
     z.object({
       slug,
-      tags: z.array(z.string().trim().min(1).max(100)).min(1).max(50),
+      tags: z.array(z.string()),
       remove: z.boolean().optional(),
       subject: subjectField(deps),
       reason,

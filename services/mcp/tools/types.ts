@@ -30,7 +30,6 @@ export interface ServerServices {
 
 export interface BrainTool<S extends z.ZodObject = z.ZodObject> {
   readonly name: string;
-  readonly title: string;
   readonly description: string;
   readonly inputSchema: (deps: ToolDeps) => S;
   readonly annotations: ToolAnnotations;

@@ -7,17 +7,16 @@ import { ADDITIVE, defineTool } from './types.js';
 
 export const upcastTool = defineTool({
   name: 'upcast',
-  title: 'Promote a project card into personal',
   description:
-    'Copy generic knowledge from this project into personal (shared by every project), with a reason. Pass title/summary/body to upcast a generic version without project specifics; the deny-list refuses project words and PII.',
+    'Promote generic knowledge from this project into personal, with a reason. Pass title/summary/body for a version without project specifics; the deny-list refuses project words and PII.',
   inputSchema: () =>
     z.object({
       slug: slug.describe('the project card'),
-      reason: z.string().trim().min(3).max(2000).describe('why it is generic'),
+      reason: z.string().describe('why it is generic'),
       personalSlug: slug.optional(),
-      title: z.string().max(300).optional(),
-      summary: z.string().max(1000).optional(),
-      body: z.string().max(200_000).optional(),
+      title: z.string().optional(),
+      summary: z.string().optional(),
+      body: z.string().optional(),
     }),
   annotations: ADDITIVE,
   async run(a, { ctx }) {
