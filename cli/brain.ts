@@ -11,6 +11,7 @@ async function main(argv: string[]): Promise<number> {
     return name ? 0 : 2;
   }
   if (name === '--version' || name === '-v') return commands.version!.run([]);
+  if (name === '--tools-json') return commands.tools!.run(rest);
   const command: Command | undefined = commands[name];
   if (!command) {
     process.stderr.write(`brain: unknown command "${name}"; run \`brain --help\` for the list\n`);

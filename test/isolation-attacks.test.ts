@@ -68,7 +68,17 @@ describeOnBothDatabases('isolation attacks from a project role', (brain, target)
           AND has_function_privilege($1, p.oid, 'EXECUTE') ORDER BY 1`,
       [homelab],
     );
-    const allowed = new Set(['brain.text_search_config()', 'brain.same_content(anyelement,anyelement)', 'brain.tx_setting(text)', 'brain.schema_status()']);
+    // Pure helpers (text search, change detection, readiness): they read nothing a role could not.
+    const allowed = new Set([
+      'brain.text_search_config()',
+      'brain.same_content(anyelement,anyelement)',
+      'brain.tx_setting(text)',
+      'brain.schema_status()',
+      'brain.topic_search_vector(regconfig,text,text,text,text,text)',
+      'brain.episode_search_vector(regconfig,text,text,text,text)',
+      'brain.any_word_query(regconfig,text)',
+      'brain.search_query(regconfig,text,text,text)',
+    ]);
     expect(executable.map((r) => r.fn).filter((f) => !allowed.has(f))).toEqual([]);
     expect(DENIED).toContain(await attempt(() => homelab, 'SELECT brain.touch_updated_at()'));
     const definers = await brain().admin.query<{ fn: string; config: string[] | null }>(

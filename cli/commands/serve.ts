@@ -5,6 +5,7 @@ import { openSubject } from '../../db/open.js';
 import { createContext } from '../../services/knowledge/index.js';
 import { createBrainServer } from '../../services/mcp/server.js';
 import { createLogger } from '../../services/runtime/logger.js';
+import { chooseEmbedder, subjectServices } from '../../services/runtime/embedding.js';
 import { closeOnSignals, serveOne } from '../../services/runtime/serve.js';
 import { CliError, parse } from '../output.js';
 import type { Command } from './index.js';
@@ -24,7 +25,8 @@ export const serve: Command = {
       const logger = pino({ name: 'claude-brain', level: process.env.BRAIN_LOG_LEVEL ?? 'warn' }, pino.destination(2));
       const conn = await openSubject(rt, name);
       const ctx = await createContext(conn.subject, conn.handle.db);
-      const server = createBrainServer({ ctx, services: {}, logError: (error) => logger.error({ err: error }, 'tool failed') });
+      const { services, embedding } = subjectServices(ctx, await chooseEmbedder(rt), logger);
+      const server = createBrainServer({ ctx, services, logError: (error) => logger.error({ err: error }, 'tool failed') });
       await server.connect(new StdioServerTransport());
       await new Promise<void>((resolve) => {
         process.stdin.once('end', resolve);
@@ -32,6 +34,7 @@ export const serve: Command = {
         process.once('SIGTERM', resolve);
       });
       await server.close();
+      await embedding.stop();
       await conn.close();
       return 0;
     }

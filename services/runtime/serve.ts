@@ -7,6 +7,7 @@ import type { RuntimeConfig } from '../../config/runtime.js';
 import { findSubject, loadSubjects, type Subject } from '../../config/subjects.js';
 import { openAdmin, openSubject, runBootstrap } from '../../db/open.js';
 import { openEmbeddedSubjectDb, type SubjectDb } from '../../db/subject-db.js';
+import { chooseEmbedder, type EmbedderChoice } from './embedding.js';
 import { startSubjectServer, type RunningSubjectServer } from './subject-server.js';
 
 /** An optional bearer token: BRAIN_TOKEN_FILE, else SECRETS/<role>.token when present. */
@@ -22,8 +23,9 @@ export interface RunningBrain {
   close(): Promise<void>;
 }
 
-async function start(rt: RuntimeConfig, subject: Subject, handle: SubjectDb, logger: Logger, port?: number): Promise<RunningSubjectServer> {
+async function start(rt: RuntimeConfig, subject: Subject, handle: SubjectDb, logger: Logger, embedder: EmbedderChoice, port?: number): Promise<RunningSubjectServer> {
   return startSubjectServer({
+    embedder,
     subject,
     handle,
     host: rt.host,
@@ -38,7 +40,9 @@ async function start(rt: RuntimeConfig, subject: Subject, handle: SubjectDb, log
 export async function serveOne(rt: RuntimeConfig, name: string, logger: Logger, port?: number): Promise<RunningBrain> {
   const conn = await openSubject(rt, name);
   try {
-    const server = await start(rt, conn.subject, conn.handle, logger, port);
+    const embedder = await chooseEmbedder(rt);
+    logger.info({ embedder: embedder.reason }, 'embedder');
+    const server = await start(rt, conn.subject, conn.handle, logger, embedder, port);
     return {
       servers: [server],
       async close() {
@@ -62,6 +66,8 @@ export async function serveAll(rt: RuntimeConfig, logger: Logger): Promise<Runni
     for (const c of closers.splice(0).reverse()) await c().catch(() => undefined);
   };
   try {
+    const embedder = await chooseEmbedder(rt);
+    logger.info({ embedder: embedder.reason }, 'embedder');
     if (rt.mode === 'embedded') {
       const admin = await openAdmin(rt);
       closers.push(() => admin.close());
@@ -69,13 +75,13 @@ export async function serveAll(rt: RuntimeConfig, logger: Logger): Promise<Runni
       for (const subject of cfg.subjects) {
         const handle = openEmbeddedSubjectDb(admin.embedded!, subject);
         closers.push(() => handle.close());
-        servers.push(await start(rt, subject, handle, logger));
+        servers.push(await start(rt, subject, handle, logger, embedder));
       }
     } else {
       for (const subject of cfg.subjects) {
         const conn = await openSubject(rt, findSubject(cfg, subject.name).name);
         closers.push(() => conn.close());
-        servers.push(await start(rt, subject, conn.handle, logger));
+        servers.push(await start(rt, subject, conn.handle, logger, embedder));
       }
     }
   } catch (error) {

@@ -7,8 +7,9 @@ import type { SubjectDb } from '../../db/subject-db.js';
 import { createContext, type BrainContext } from '../knowledge/index.js';
 import { buildHttpApp, type BrainHttpApp } from '../mcp/http.js';
 import { createBrainServer } from '../mcp/server.js';
-import type { AnyBrainTool, ServerServices } from '../mcp/tools/types.js';
-import { checkReadiness, type EmbedderReport } from './readiness.js';
+import type { AnyBrainTool } from '../mcp/tools/types.js';
+import { subjectServices, type EmbedderChoice } from './embedding.js';
+import { checkReadiness } from './readiness.js';
 
 export interface SubjectServerOptions {
   subject: Subject;
@@ -18,9 +19,9 @@ export interface SubjectServerOptions {
   allowedHosts?: readonly string[];
   bearerToken?: string | undefined;
   logger: Logger;
-  services?: ServerServices;
+  /** The process's embedder (shared by its subjects); none means keyword search only. */
+  embedder?: EmbedderChoice;
   extraTools?: readonly AnyBrainTool[];
-  embedderReport?: () => EmbedderReport;
   /** Per-session request rate (default 20/s, bursts of 60). */
   rateLimit?: { perSecond: number; burst: number };
 }
@@ -36,6 +37,7 @@ export interface RunningSubjectServer {
 export async function startSubjectServer(opts: SubjectServerOptions): Promise<RunningSubjectServer> {
   const ctx = await createContext(opts.subject, opts.handle.db);
   const log = opts.logger.child({ subject: opts.subject.name });
+  const { services, embedding } = subjectServices(ctx, opts.embedder ?? { embedder: undefined, reason: 'no embedder configured: keyword search only' }, log);
   const app = await buildHttpApp({
     subject: opts.subject.name,
     logger: log,
@@ -44,14 +46,19 @@ export async function startSubjectServer(opts: SubjectServerOptions): Promise<Ru
     createServer: () =>
       createBrainServer({
         ctx,
-        services: opts.services ?? {},
+        services,
         extraTools: opts.extraTools,
         logError: (error) => log.error({ err: error }, 'tool failed'),
       }),
-    readiness: () => checkReadiness(ctx, opts.embedderReport),
+    readiness: () => checkReadiness(ctx, embedding.report),
     ...(opts.rateLimit ? { requestsPerSecond: opts.rateLimit.perSecond, burst: opts.rateLimit.burst } : {}),
   });
-  await app.listen({ host: opts.host, port: opts.port });
+  try {
+    await app.listen({ host: opts.host, port: opts.port });
+  } catch (error) {
+    await embedding.stop();
+    throw error;
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;
   const shownHost = opts.host === '0.0.0.0' || opts.host === '::' ? '127.0.0.1' : opts.host;
@@ -62,6 +69,7 @@ export async function startSubjectServer(opts: SubjectServerOptions): Promise<Ru
     app,
     async close() {
       await app.close();
+      await embedding.stop();
     },
   };
 }

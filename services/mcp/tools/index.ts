@@ -11,12 +11,16 @@ import { lintTool } from './lint.js';
 import { listTool } from './list.js';
 import { commitTool, proposeTool } from './propose.js';
 import { recordTool } from './record.js';
+import { rememberTool } from './remember.js';
+import { searchTool } from './search.js';
 import { tagTool } from './tag.js';
 import type { AnyBrainTool, ToolDeps } from './types.js';
 import { upcastTool } from './upcast.js';
 
 export const TOOLS: readonly AnyBrainTool[] = [
+  searchTool,
   getTool,
+  rememberTool,
   listTool,
   recordTool,
   linkTool,

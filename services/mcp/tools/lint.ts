@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { lint, lintMarkdown, type LintEmbeddingHooks } from '../../curation/lint.js';
+import { lint, lintMarkdown } from '../../curation/lint.js';
 import { ok } from '../result.js';
 import { defineTool, IDEMPOTENT_WRITE } from './types.js';
 
@@ -13,7 +13,7 @@ export const lintTool = defineTool({
     }),
   annotations: IDEMPOTENT_WRITE,
   async run(a, { ctx, services }) {
-    const hooks = (services as { lint?: LintEmbeddingHooks }).lint ?? {};
+    const hooks = services.lint ?? {};
     const apply = { deadLinks: a.apply?.deadLinks ?? false, mergeTags: a.apply?.mergeTags ?? false, requeueEmbeddings: a.apply?.requeueEmbeddings ?? false };
     return ok(lintMarkdown(await lint(ctx, { apply }, hooks)));
   },

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { commitProposal, declineProposal, markAskedHuman, outcomeText, propose, type Proposal } from '../../curation/proposals.js';
 import { reason, subjectField } from './fields.js';
-import type { TopicPlanner } from '../../curation/planner.js';
 import { ok } from '../result.js';
 import { ADDITIVE, defineTool, type HumanChannel } from './types.js';
 
@@ -48,7 +47,7 @@ export const proposeTool = defineTool({
     }),
   annotations: ADDITIVE,
   async run(args, { ctx, services, human }) {
-    const planner = (services as { planner?: TopicPlanner }).planner;
+    const planner = services.planner;
     // An episode's body is its detail.
     const items = args.items.map((it) => (it.type === 'episode' ? { ...it, detail: it.body, body: undefined } : it));
     const proposal = await propose(ctx, { items }, planner ? { planner } : {});

@@ -1,7 +1,10 @@
 // One file per tool; each exports a BrainTool. The index registers them all.
 import type { CallToolResult, ElicitRequestFormParams, ElicitResult, ServerContext } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
+import type { LintEmbeddingHooks } from '../../curation/lint.js';
+import type { TopicPlanner } from '../../curation/planner.js';
 import type { BrainContext } from '../../knowledge/index.js';
+import type { SearchDeps } from '../../search/index.js';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -25,7 +28,12 @@ export interface ToolDeps {
 
 /** Optional services a tool can use; absent ones degrade the tool, never break it. */
 export interface ServerServices {
-  readonly search?: unknown;
+  /** The embedder and its worker's status; without them search is keyword-only. */
+  readonly search?: SearchDeps;
+  /** Search before add for propose; without it, exact slug/title matches only. */
+  readonly planner?: TopicPlanner;
+  /** Embedding-based lint checks. */
+  readonly lint?: LintEmbeddingHooks;
 }
 
 export interface BrainTool<S extends z.ZodObject = z.ZodObject> {

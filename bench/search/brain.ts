@@ -1,0 +1,95 @@
+// A throwaway brain for the search benchmarks, built through the real bootstrap: PGlite in
+// memory, or a fresh database on a server given by admin URL (dropped afterwards).
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { loadDenyList } from '../../config/deny-list.js';
+import { loadKinds } from '../../config/kinds.js';
+import { PACKAGE_ROOT } from '../../config/runtime.js';
+import { parseSubjects, type SubjectsConfig } from '../../config/subjects.js';
+import { bootstrap, type BootstrapReport } from '../../db/bootstrap.js';
+import { EmbeddedDatabase } from '../../db/embedded.js';
+import { SecretStore } from '../../db/secrets.js';
+import { ident, pgliteSession, pgSession, type SqlSession } from '../../db/sql.js';
+import { openEmbeddedSubjectDb, openServerSubjectDb, type SubjectDb } from '../../db/subject-db.js';
+import { createContext, type BrainContext } from '../../services/knowledge/context.js';
+
+export interface BenchBrain {
+  label: string;
+  admin: SqlSession;
+  report: BootstrapReport;
+  context(subject: string): Promise<BrainContext>;
+  close(): Promise<void>;
+}
+
+function subjects(): SubjectsConfig {
+  const prefix = `b${randomBytes(3).toString('hex')}_`;
+  return parseSubjects(`role_prefix: ${prefix}\nsubjects:\n  personal:\n    port: 17501\n  homelab:\n    port: 17502\n`, 'bench subjects');
+}
+
+const kinds = () => loadKinds(join(PACKAGE_ROOT, 'kinds.yaml'));
+const denyList = () => loadDenyList(join(PACKAGE_ROOT, 'deny-list.yaml'));
+
+export async function embeddedBenchBrain(): Promise<BenchBrain> {
+  const cfg = subjects();
+  const embedded = await EmbeddedDatabase.open();
+  const admin = pgliteSession(embedded.pg);
+  const report = await bootstrap(admin, { subjects: cfg, kinds: kinds(), denyList: denyList(), secrets: null });
+  const handles: SubjectDb[] = [];
+  return {
+    label: 'embedded (PGlite)',
+    admin,
+    report,
+    async context(name) {
+      const h = openEmbeddedSubjectDb(embedded, cfg.subjects.find((s) => s.name === name)!);
+      handles.push(h);
+      return createContext(h.subject, h.db);
+    },
+    async close() {
+      for (const h of handles) await h.close();
+      await embedded.close();
+    },
+  };
+}
+
+export async function serverBenchBrain(adminUrl: string): Promise<BenchBrain> {
+  const cfg = subjects();
+  const database = `brain_bench_${randomBytes(4).toString('hex')}`;
+  const root = new pg.Client({ connectionString: adminUrl });
+  await root.connect();
+  await root.query(`CREATE DATABASE ${ident(database)}`);
+  await root.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${database}`;
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  const admin = pgSession(client);
+  const secretsDir = mkdtempSync(join(tmpdir(), 'brain-bench-'));
+  const secrets = new SecretStore(secretsDir);
+  const report = await bootstrap(admin, { subjects: cfg, kinds: kinds(), denyList: denyList(), secrets });
+  const handles: SubjectDb[] = [];
+  return {
+    label: `server (${url.hostname}:${url.port || 5432})`,
+    admin,
+    report,
+    async context(name) {
+      const s = cfg.subjects.find((x) => x.name === name)!;
+      const h = openServerSubjectDb({ host: url.hostname, port: Number(url.port || 5432), database }, s, secrets.read(s.role)!);
+      handles.push(h);
+      return createContext(h.subject, h.db);
+    },
+    async close() {
+      for (const h of handles) await h.close();
+      await client.end();
+      const cleanup = new pg.Client({ connectionString: adminUrl });
+      await cleanup.connect();
+      await cleanup.query(`DROP DATABASE IF EXISTS ${ident(database)} WITH (FORCE)`);
+      const roles = await cleanup.query<{ rolname: string }>('SELECT rolname FROM pg_roles WHERE starts_with(rolname, $1)', [cfg.rolePrefix]);
+      for (const { rolname } of roles.rows) await cleanup.query(`DROP ROLE IF EXISTS ${ident(rolname)}`);
+      await cleanup.end();
+      rmSync(secretsDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,59 @@
+// Runs MCP tools in-process for `brain call`, `brain pipe` and `brain --tools-json`: the
+// same tool files, schemas and services the servers use, acting as one subject.
+import { z } from 'zod';
+import { loadRuntimeConfig } from '../config/runtime.js';
+import type { BrainContext } from '../services/knowledge/index.js';
+import { failure } from '../services/mcp/result.js';
+import { TOOLS } from '../services/mcp/tools/index.js';
+import type { AnyBrainTool, ToolDeps } from '../services/mcp/tools/types.js';
+import { chooseEmbedder, subjectServices } from '../services/runtime/embedding.js';
+import { createLogger } from '../services/runtime/logger.js';
+
+export interface ToolCallResult {
+  ok: boolean;
+  text: string;
+}
+
+export interface ToolRunner {
+  readonly deps: ToolDeps;
+  call(name: string, args: unknown): Promise<ToolCallResult>;
+  close(): Promise<void>;
+}
+
+function toolFor(deps: ToolDeps, name: string): AnyBrainTool | undefined {
+  return TOOLS.find((t) => t.name === name && !(t.name === 'upcast' && deps.ctx.subject.isPersonal));
+}
+
+export async function toolRunner(ctx: BrainContext): Promise<ToolRunner> {
+  const logger = createLogger('claude-brain', process.env.BRAIN_LOG_LEVEL ?? 'error');
+  const { services, embedding } = subjectServices(ctx, await chooseEmbedder(loadRuntimeConfig()), logger);
+  const deps: ToolDeps = { ctx, services };
+  return {
+    deps,
+    async call(name, args) {
+      const tool = toolFor(deps, name);
+      if (!tool) return { ok: false, text: `Error (invalid_input): unknown tool "${name}"\nHint: brain --tools-json lists the tools.` };
+      const parsed = tool.inputSchema(deps).safeParse(args ?? {});
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        return { ok: false, text: `Error (invalid_input): ${issue.path.join('.') || 'arguments'}: ${issue.message}\nHint: brain --tools-json shows the schema.` };
+      }
+      try {
+        const r = await tool.run(parsed.data, deps, undefined as never);
+        return { ok: !r.isError, text: r.content.map((c) => ('text' in c ? c.text : '')).join('\n') };
+      } catch (error) {
+        const r = failure(error, (e) => logger.error({ err: e }, 'tool failed'));
+        return { ok: false, text: r.content.map((c) => ('text' in c ? c.text : '')).join('\n') };
+      }
+    },
+    close: () => embedding.stop(),
+  };
+}
+
+/** Tool discovery for Claude Code and scripts: name, description, input schema. */
+export function toolsJson(deps: ToolDeps): unknown[] {
+  return TOOLS.filter((t) => toolFor(deps, t.name)).map((t) => {
+    const { $schema: _dialect, ...inputSchema } = z.toJSONSchema(t.inputSchema(deps), { io: 'input' }) as Record<string, unknown>;
+    return { name: t.name, description: t.description, input_schema: inputSchema, annotations: t.annotations };
+  });
+}

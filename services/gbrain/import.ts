@@ -1,0 +1,317 @@
+// Import: a GBrain directory into one subject, through that subject's own role, so the
+// grants and (in personal) the deny-list apply to every row. One transaction per page
+// with everything that belongs to it; a page that fails is reported with its path and
+// reason and leaves nothing behind. Files unchanged since the last import are skipped,
+// so a second run writes nothing at all. Ends with a validation report, including a
+// content check: every page is rendered back from the database and compared with the file.
+import { stat } from 'node:fs/promises';
+import { sql } from 'kysely';
+import { write, type BrainContext } from '../knowledge/context.js';
+import { asBrainError, BrainError } from '../knowledge/errors.js';
+import { readBrainDirectory, type SpecialFile } from './directory.js';
+import { renderSnapshot } from './export.js';
+import { isCalendarDate } from './episode-mapping.js';
+import { DEFAULT_KIND_MAP, type KindMap } from './kinds.js';
+import { checkKindMap } from './kind-map.js';
+import type { IngestRecord } from './log.js';
+import { sha256 } from './page-content.js';
+import { PagePlanError, planPage, type PagePlan } from './page-plan.js';
+import { writePages, type PageWrite, type PageWritten, type PreviousImport } from './page-writer.js';
+import type { ImportedMeta } from './page-content.js';
+import type { Sidecar } from './sidecar.js';
+import { loadSnapshot } from './snapshot.js';
+
+/** Pages per transaction on the happy path (see flush). */
+const BATCH = 100;
+
+export interface ImportProgress {
+  done: number;
+  total: number;
+}
+
+export interface ImportOptions {
+  kindMap?: KindMap;
+  /** Kind of pages at the top of the directory. Default "concept". */
+  rootKind?: string;
+  /** Recorded in the outbox with every write. */
+  reason?: string;
+  onProgress?: (p: ImportProgress) => void;
+}
+
+export interface ImportProblem {
+  path: string;
+  reason: string;
+}
+
+export interface ImportReport {
+  subject: string;
+  dir: string;
+  pages: { found: number; created: number; updated: number; unchanged: number; failed: number; stored: number };
+  links: { parsed: number; distinct: number; stored: number; missingTargets: string[] };
+  timeline: { entries: number; episodes: number };
+  sidecars: { found: number; stored: number; rawSources: number };
+  specialFiles: { found: number; stored: number };
+  ingestLog: { entries: number; stored: number };
+  contentCheck: { checked: number; identical: number; different: string[] };
+  /** Files that were not imported (or only partly), with why. */
+  failed: ImportProblem[];
+  /** Things read with a caveat (invalid YAML kept verbatim, a bad timeline date, ...). */
+  warnings: ImportProblem[];
+  /** True when every file was stored and every one renders back byte for byte. */
+  ok: boolean;
+  seconds: number;
+  /** Where the time went: reading the directory, writing, and validating. */
+  timings: { read: number; write: number; validate: number };
+}
+
+export async function importBrain(ctx: BrainContext, dir: string, opts: ImportOptions = {}): Promise<ImportReport> {
+  const started = performance.now();
+  const subject = ctx.subject.name;
+  const kindMap = opts.kindMap ?? DEFAULT_KIND_MAP;
+  const rootKind = opts.rootKind ?? 'concept';
+  checkKindMap(kindMap, ctx.kinds, rootKind);
+  const isDir = await stat(dir).then((s) => s.isDirectory(), () => false);
+  if (!isDir) throw new BrainError('not_found', `${dir} is not a directory`, 'Pass the GBrain brain directory (the one holding people/, companies/, ...).');
+
+  const brain = await readBrainDirectory(dir, { kindMap, rootKind });
+  const read = performance.now();
+  const failed: ImportProblem[] = [];
+  const warnings: ImportProblem[] = [];
+  const pagePaths = new Set(brain.pages.map((p) => p.relPath));
+  for (const p of brain.problems) {
+    // A problem naming a page that was read is a caveat; anything else was not imported.
+    (pagePaths.has(p.path) ? warnings : failed).push(p);
+  }
+
+  const db = ctx.db.withSchema(subject);
+  const imported = new Map((await db.selectFrom('gbrain_pages').select(['topic_id', 'rel_path', 'sha256', 'imported']).execute()).map((r) => [r.rel_path, r]));
+  const topicIds = new Map((await db.selectFrom('topics').select(['id', 'slug']).execute()).map((r) => [r.slug, r.id]));
+  const files = await db.selectFrom('gbrain_files').select(['rel_path', 'role', 'topic_id', 'sha256']).execute();
+  const fileByPath = new Map(files.map((f) => [f.rel_path, f]));
+  const sidecarByTopic = new Map(files.filter((f) => f.role === 'sidecar' && f.topic_id !== null).map((f) => [f.topic_id!, f]));
+  const sidecarBySlug = new Map(brain.sidecars.map((s) => [s.slug, s]));
+
+  const report: ImportReport = {
+    subject,
+    dir,
+    pages: { found: brain.pages.length, created: 0, updated: 0, unchanged: 0, failed: 0, stored: 0 },
+    links: { parsed: 0, distinct: 0, stored: 0, missingTargets: [] },
+    timeline: { entries: 0, episodes: 0 },
+    sidecars: { found: brain.sidecars.length, stored: 0, rawSources: 0 },
+    specialFiles: { found: brain.specials.length, stored: 0 },
+    ingestLog: { entries: brain.ingestLog.length, stored: 0 },
+    contentCheck: { checked: 0, identical: 0, different: [] },
+    failed,
+    warnings,
+    ok: false,
+    seconds: 0,
+    timings: { read: (read - started) / 1000, write: 0, validate: 0 },
+  };
+
+  const total = brain.pages.length + brain.specials.length + brain.sidecars.filter((s) => !pagePaths.has(`${s.slug}.md`)).length;
+  let done = 0;
+  const tick = (): void => opts.onProgress?.({ done: ++done, total });
+  const plans: PagePlan[] = [];
+  const slugOwner = new Map<string, string>();
+  const usedSidecars = new Set<Sidecar>();
+
+  // Pages are written in batches, each batch one transaction. When a batch fails, its pages
+  // are written again one transaction each, so a bad page fails alone and leaves nothing.
+  let batch: PageWrite[] = [];
+  const record = (w: PageWrite, r: PageWritten): void => {
+    topicIds.set(w.plan.slug, r.topicId);
+    if (r.created) report.pages.created++;
+    else report.pages.updated++;
+    tick();
+  };
+  const flush = async (): Promise<void> => {
+    const pending = batch;
+    batch = [];
+    if (pending.length === 0) return;
+    try {
+      const written = await write(ctx, { operation: 'import', reason: opts.reason }, (trx) => writePages(trx, subject, pending));
+      pending.forEach((w, i) => record(w, written[i]!));
+      return;
+    } catch (error) {
+      if (pending.length === 1) {
+        failed.push({ path: pending[0]!.plan.relPath, reason: reasonOf(error, pending[0]!.plan.relPath) });
+        report.pages.failed++;
+        tick();
+        return;
+      }
+    }
+    for (const w of pending) {
+      try {
+        const [r] = await write(ctx, { operation: 'import', reason: opts.reason }, (trx) => writePages(trx, subject, [w]));
+        record(w, r!);
+      } catch (error) {
+        failed.push({ path: w.plan.relPath, reason: reasonOf(error, w.plan.relPath) });
+        report.pages.failed++;
+        tick();
+      }
+    }
+  };
+
+  for (const page of brain.pages) {
+    const sidecar = sidecarBySlug.get(page.slug);
+    if (sidecar) usedSidecars.add(sidecar);
+    let plan: PagePlan;
+    try {
+      plan = planPage(page, sidecar);
+      const owner = slugOwner.get(plan.slug);
+      if (owner) throw new PagePlanError(`${page.relPath}: its slug "${plan.slug}" is already taken by ${owner}`);
+      slugOwner.set(plan.slug, page.relPath);
+    } catch (error) {
+      if (!(error instanceof PagePlanError)) throw error;
+      failed.push({ path: page.relPath, reason: error.message });
+      report.pages.failed++;
+      tick();
+      continue;
+    }
+    for (const w of plan.warnings) warnings.push({ path: plan.relPath, reason: w });
+    plans.push(plan);
+    report.links.parsed += plan.linksParsed;
+    report.links.distinct += plan.links.size;
+    report.timeline.entries += plan.episodes.length;
+
+    const before = imported.get(plan.relPath);
+    const topicId = topicIds.get(plan.slug);
+    const sidecarRow = topicId !== undefined ? sidecarByTopic.get(topicId) : undefined;
+    const unchanged = before !== undefined && before.topic_id === topicId && before.sha256 === plan.sha256 && sidecarRow?.sha256 === plan.sidecar?.sha256;
+    if (unchanged) {
+      report.pages.unchanged++;
+      tick();
+      continue;
+    }
+    const prev: PreviousImport = {
+      ...(topicId !== undefined ? { topicId } : {}),
+      ...(before && before.topic_id === topicId ? { imported: before.imported as ImportedMeta } : {}),
+      ...(sidecarRow ? { sidecarPath: sidecarRow.rel_path } : {}),
+    };
+    batch.push({ plan, prev });
+    if (batch.length >= BATCH) await flush();
+  }
+  await flush();
+
+  // Special files, each on its own (log.md with its ingest records), and sidecars of no page.
+  for (const special of brain.specials) {
+    const log = special.relPath === 'log.md' ? brain.ingestLog : undefined;
+    await storeFile(ctx, special, 'special', fileByPath.get(special.relPath)?.sha256, log, opts.reason, failed, warnings);
+    tick();
+  }
+  for (const s of brain.sidecars) {
+    if (usedSidecars.has(s)) continue;
+    await storeFile(ctx, s, 'sidecar', fileByPath.get(s.relPath)?.sha256, undefined, opts.reason, failed, warnings);
+    tick();
+  }
+
+  const written = performance.now();
+  report.timings.write = (written - read) / 1000;
+  await validate(ctx, plans, brain.specials, brain.sidecars, topicIds, report);
+  report.timings.validate = (performance.now() - written) / 1000;
+  report.seconds = (performance.now() - started) / 1000;
+  return report;
+}
+
+async function storeFile(
+  ctx: BrainContext,
+  file: SpecialFile | Sidecar,
+  role: 'special' | 'sidecar',
+  storedSha: string | undefined,
+  log: IngestRecord[] | undefined,
+  reason: string | undefined,
+  failed: ImportProblem[],
+  warnings: ImportProblem[],
+): Promise<void> {
+  const sha = sha256(file.bytes);
+  if (storedSha === sha) return;
+  try {
+    await write(ctx, { operation: 'import', reason }, async (trx) => {
+      const t = trx.withSchema(ctx.subject.name);
+      const row = { role, topic_id: null, bytes: file.bytes, sha256: sha, fingerprint: null };
+      await t
+        .insertInto('gbrain_files')
+        .values({ rel_path: file.relPath, ...row })
+        .onConflict((oc) => oc.column('rel_path').doUpdateSet({ ...row, imported_at: sql`now()` }))
+        .execute();
+      if (!log) return;
+      // log.md changed (or is new): its records are replaced as a whole.
+      await t.deleteFrom('gbrain_ingest_log').where('origin', '=', 'log.md').execute();
+      const rows = [];
+      for (const r of log) {
+        if (!isCalendarDate(r.date)) {
+          warnings.push({ path: file.relPath, reason: `${file.relPath}: line ${r.line} has the date ${r.date}, which is not a calendar date; no ingest record for it` });
+          continue;
+        }
+        rows.push({
+          origin: 'log.md' as const,
+          logged_at: r.time ? `${r.date}T${r.time.length === 5 ? `${r.time}:00` : r.time}Z` : `${r.date}T00:00:00Z`,
+          date_only: r.time === '',
+          source_type: r.sourceType,
+          source_ref: r.sourceRef,
+          pages_updated: JSON.stringify(r.pagesUpdated),
+          summary: r.summary,
+          detail: r.detail,
+          document_id: null,
+          line: r.line,
+        });
+      }
+      if (rows.length) await t.insertInto('gbrain_ingest_log').values(rows).execute();
+    });
+  } catch (error) {
+    failed.push({ path: file.relPath, reason: reasonOf(error, file.relPath) });
+  }
+}
+
+/** Counts what was stored against what was read, and renders every file back to compare bytes. */
+async function validate(ctx: BrainContext, plans: PagePlan[], specials: SpecialFile[], sidecars: Sidecar[], topicIds: Map<string, number>, report: ImportReport): Promise<void> {
+  const subject = ctx.subject.name;
+  const snap = await loadSnapshot(ctx.db, subject);
+  const { files } = renderSnapshot(snap);
+  const rendered = new Map(files.map((f) => [f.relPath, f.bytes]));
+  const expected = new Map<string, string>();
+  for (const p of plans) expected.set(p.relPath, p.sha256);
+  for (const f of [...specials, ...sidecars]) expected.set(f.relPath, sha256(f.bytes));
+  for (const [path, sha] of expected) {
+    report.contentCheck.checked++;
+    const bytes = rendered.get(path);
+    if (bytes && sha256(bytes) === sha) report.contentCheck.identical++;
+    else report.contentCheck.different.push(path);
+  }
+
+  const ours = new Set(plans.map((p) => p.relPath));
+  const cards = snap.cards.filter((c) => c.page && ours.has(c.page.relPath));
+  report.pages.stored = cards.length;
+  report.sidecars.stored = snap.files.filter((f) => f.role === 'sidecar' && expected.has(f.relPath)).length;
+  report.sidecars.rawSources = cards.reduce((n, c) => n + c.raw.length, 0);
+  report.specialFiles.stored = snap.files.filter((f) => f.role === 'special' && expected.has(f.relPath)).length;
+  report.timeline.episodes = cards.reduce((n, c) => n + (c.page!.imported.episodes ?? []).filter((e) => c.episodes.some((x) => x.id === e.id)).length, 0);
+  const ids = new Set(cards.map((c) => c.id));
+  const db = ctx.db.withSchema(subject);
+  const perCard = await db
+    .selectFrom('links as l')
+    .innerJoin('gbrain_pages as p', 'p.topic_id', 'l.from_topic_id')
+    .select((eb) => ['l.from_topic_id', eb.fn.countAll<number>().as('n')])
+    .where('l.relation', '=', 'mentions')
+    .where('l.to_subject', '=', subject)
+    .groupBy('l.from_topic_id')
+    .execute();
+  report.links.stored = perCard.reduce((n, r) => n + (ids.has(r.from_topic_id) ? Number(r.n) : 0), 0);
+  const [log] = await db.selectFrom('gbrain_ingest_log').select((eb) => eb.fn.countAll<number>().as('n')).where('origin', '=', 'log.md').execute();
+  report.ingestLog.stored = Number(log?.n ?? 0);
+  const missing = new Set<string>();
+  for (const p of plans) for (const to of p.links.keys()) if (!topicIds.has(to)) missing.add(to);
+  report.links.missingTargets = [...missing].sort();
+  report.ok =
+    report.failed.length === 0 &&
+    report.pages.stored === report.pages.found &&
+    report.links.stored === report.links.distinct &&
+    report.timeline.episodes === report.timeline.entries &&
+    report.contentCheck.different.length === 0;
+}
+
+function reasonOf(error: unknown, path: string): string {
+  const e = asBrainError(error, path);
+  if (e instanceof BrainError) return `${path}: ${e.message}`;
+  return `${path}: ${(e as Error).message}`;
+}

@@ -1,0 +1,128 @@
+// Embeds pending cards of the context's own subject: chunk, embed (outside any
+// transaction: the embedder may be slow or down, and the database must not wait for it),
+// then replace the card's chunks and record the version embedded, in one short
+// transaction. A card whose chunk text did not change since the model last embedded it
+// (only its timeline or tags moved) just has its state brought forward.
+import { sql } from 'kysely';
+import { chunkCard, contentHash, type Chunk } from '../embeddings/chunker.js';
+import type { Embedder } from '../embeddings/embedder.js';
+import type { BrainContext, Trx } from '../knowledge/context.js';
+import { pendingCards, type EmbedModel, type PendingCard } from './pending.js';
+import type { Entity } from './types.js';
+import { assertDimensions, vectorLiteral } from './vectors.js';
+
+/** Chunk size for embedding: ~1200 chars (~300 tokens) keeps a section's meaning in focus for both models. */
+export const CHUNK_OPTIONS = { maxChars: 1200, overlapChars: 150 } as const;
+
+export interface BatchResult {
+  /** Cards whose chunks were (re)embedded. */
+  embedded: number;
+  /** Cards whose text had not changed: state moved forward, nothing embedded. */
+  unchanged: number;
+  /** Chunks sent to the embedder. */
+  chunks: number;
+  /** Cards looked at (embedded + unchanged + vanished). */
+  seen: number;
+}
+
+export function modelOf(embedder: Embedder): EmbedModel {
+  assertDimensions(embedder.dimensions);
+  return { model: embedder.model, dims: embedder.dimensions };
+}
+
+interface Prepared {
+  card: PendingCard;
+  chunks: Chunk[];
+  hash: string;
+  vectors?: number[][];
+}
+
+/** Embeds up to `batchSize` pending cards. Throws what the embedder throws (nothing is written then). */
+export async function embedPendingBatch(ctx: BrainContext, embedder: Embedder, batchSize: number, onlyTopicSlug?: string): Promise<BatchResult> {
+  const subject = ctx.subject.name;
+  const m = modelOf(embedder);
+  const cards = await pendingCards(ctx.db, subject, m, batchSize, onlyTopicSlug);
+  const prepared: Prepared[] = cards.map((card) => {
+    const chunks = chunkCard({ title: card.title, summary: card.summary, body: card.body }, CHUNK_OPTIONS);
+    return { card, chunks, hash: contentHash(chunks) };
+  });
+  const toEmbed = prepared.filter((p) => p.hash !== p.card.storedHash);
+  // One call for the whole batch: the embedder batches its own requests (Ollama's batchSize).
+  const vectors = toEmbed.length > 0 ? await embedder.embedDocuments(toEmbed.flatMap((p) => p.chunks.map((c) => c.text))) : [];
+  let offset = 0;
+  for (const p of toEmbed) {
+    p.vectors = vectors.slice(offset, offset + p.chunks.length);
+    offset += p.chunks.length;
+  }
+  const result: BatchResult = { embedded: 0, unchanged: 0, chunks: vectors.length, seen: cards.length };
+  if (cards.length === 0) return result;
+  await ctx.db.transaction().execute(async (trx) => {
+    const alive = await lockCards(trx, subject, cards);
+    for (const p of prepared) {
+      if (!alive.has(`${p.card.entity}:${p.card.id}`)) continue; // deleted meanwhile: its chunks went with it
+      if (p.vectors) {
+        await replaceChunks(trx, subject, p, m);
+        result.embedded++;
+      } else {
+        await recordState(trx, subject, p.card.entity, p.card.id, m, p.card.version, p.hash, p.chunks.length);
+        result.unchanged++;
+      }
+    }
+  });
+  return result;
+}
+
+/** Locks the cards still present (FOR KEY SHARE: a concurrent delete waits, edits do not). */
+async function lockCards(trx: Trx, subject: string, cards: readonly PendingCard[]): Promise<Set<string>> {
+  const alive = new Set<string>();
+  for (const entity of ['topic', 'episode'] as const) {
+    const ids = cards.filter((c) => c.entity === entity).map((c) => c.id);
+    if (ids.length === 0) continue;
+    const table = sql.table(`${subject}.${entity === 'topic' ? 'topics' : 'episodes'}`);
+    const rows = await sql<{ id: number }>`SELECT id FROM ${table} WHERE id = ANY(${ids}::bigint[]) FOR KEY SHARE`.execute(trx);
+    for (const r of rows.rows) alive.add(`${entity}:${Number(r.id)}`);
+  }
+  return alive;
+}
+
+/**
+ * The card's chunks of every model are replaced by this model's: once a card is embedded with
+ * the new model, the old model's vectors have nothing left to do. Cards not yet reached keep
+ * theirs, so a brain holds both models while it catches up.
+ */
+async function replaceChunks(trx: Trx, subject: string, p: Prepared, m: EmbedModel): Promise<void> {
+  const col = p.card.entity === 'topic' ? 'topic_id' : 'episode_id';
+  await trx.withSchema(subject).deleteFrom('chunks').where(col, '=', p.card.id).execute();
+  await trx.withSchema(subject).deleteFrom('embedding_state').where(col, '=', p.card.id).where('model', '<>', m.model).execute();
+  if (p.chunks.length > 0) {
+    await trx
+      .withSchema(subject)
+      .insertInto('chunks')
+      .values(
+        p.chunks.map((c, i) => ({
+          topic_id: p.card.entity === 'topic' ? p.card.id : null,
+          episode_id: p.card.entity === 'episode' ? p.card.id : null,
+          chunk_index: c.index,
+          heading: c.heading,
+          text: c.text,
+          model: m.model,
+          dims: m.dims,
+          content_hash: p.hash,
+          embedding: vectorLiteral(p.vectors![i]!),
+        })),
+      )
+      .execute();
+  }
+  await recordState(trx, subject, p.card.entity, p.card.id, m, p.card.version, p.hash, p.chunks.length);
+}
+
+async function recordState(trx: Trx, subject: string, entity: Entity, id: number, m: EmbedModel, version: string, hash: string, chunkCount: number): Promise<void> {
+  const col = entity === 'topic' ? 'topic_id' : 'episode_id';
+  const state = sql.table(`${subject}.embedding_state`);
+  // The unique indexes are partial, so ON CONFLICT names the index predicate.
+  await sql`INSERT INTO ${state} (${sql.ref(col)}, model, dims, source_updated_at, content_hash, chunk_count, embedded_at)
+            VALUES (${id}, ${m.model}, ${m.dims}, ${version}::timestamptz, ${hash}, ${chunkCount}, now())
+            ON CONFLICT (${sql.ref(col)}, model) WHERE ${sql.ref(col)} IS NOT NULL
+            DO UPDATE SET dims = EXCLUDED.dims, source_updated_at = EXCLUDED.source_updated_at, content_hash = EXCLUDED.content_hash,
+                          chunk_count = EXCLUDED.chunk_count, embedded_at = EXCLUDED.embedded_at`.execute(trx);
+}

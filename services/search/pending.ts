@@ -1,0 +1,59 @@
+// "Pending" = cards of a subject whose current version (updated_at) has no embedding with
+// a given model yet. An anti-join on embedding_state's key, so counting stays cheap; the
+// worker reads the cards themselves from the same predicate.
+import { sql } from 'kysely';
+import type { Db, Trx } from '../knowledge/context.js';
+import type { Entity } from './types.js';
+
+export interface EmbedModel {
+  model: string;
+  dims: number;
+}
+
+function stale(entity: Entity, subject: string, m: EmbedModel) {
+  const state = sql.table(`${subject}.embedding_state`);
+  const col = sql.ref(entity === 'topic' ? 'es.topic_id' : 'es.episode_id');
+  return sql`NOT EXISTS (SELECT 1 FROM ${state} es WHERE ${col} = c.id AND es.model = ${m.model} AND es.dims = ${m.dims} AND es.source_updated_at = c.updated_at)`;
+}
+
+export async function countPending(db: Db | Trx, subject: string, m: EmbedModel): Promise<number> {
+  const rows = await sql<{ n: number }>`
+    SELECT (SELECT count(*) FROM ${sql.table(`${subject}.topics`)} c WHERE ${stale('topic', subject, m)})
+         + (SELECT count(*) FROM ${sql.table(`${subject}.episodes`)} c WHERE ${stale('episode', subject, m)}) AS n`.execute(db);
+  return Number(rows.rows[0]?.n ?? 0);
+}
+
+export interface PendingCard {
+  entity: Entity;
+  id: number;
+  /** updated_at as Postgres text: exact to the microsecond, which a JS Date is not. */
+  version: string;
+  title: string;
+  summary: string;
+  body: string;
+  /** The content hash stored for this model, when an older version was embedded with it. */
+  storedHash: string | null;
+}
+
+/** Up to `limit` pending cards, most recently changed first (topics, then episodes). */
+export async function pendingCards(db: Db | Trx, subject: string, m: EmbedModel, limit: number, onlyTopicSlug?: string): Promise<PendingCard[]> {
+  const state = sql.table(`${subject}.embedding_state`);
+  const topics = await sql<PendingCard>`
+    SELECT 'topic' AS entity, c.id, c.updated_at::text AS version, c.title, c.summary, c.body,
+           (SELECT es.content_hash FROM ${state} es WHERE es.topic_id = c.id AND es.model = ${m.model} AND es.dims = ${m.dims}) AS "storedHash"
+      FROM ${sql.table(`${subject}.topics`)} c
+     WHERE ${stale('topic', subject, m)} ${onlyTopicSlug === undefined ? sql`` : sql`AND c.slug = ${onlyTopicSlug}`}
+     ORDER BY c.updated_at DESC, c.id
+     LIMIT ${limit}`.execute(db);
+  const out = topics.rows.map((r) => ({ ...r, id: Number(r.id) }));
+  if (out.length >= limit || onlyTopicSlug !== undefined) return out;
+  const episodes = await sql<PendingCard>`
+    SELECT 'episode' AS entity, c.id, c.updated_at::text AS version, c.title, c.summary,
+           concat_ws(E'\n\n', nullif(c.detail, ''), nullif(c.source_label, '')) AS body,
+           (SELECT es.content_hash FROM ${state} es WHERE es.episode_id = c.id AND es.model = ${m.model} AND es.dims = ${m.dims}) AS "storedHash"
+      FROM ${sql.table(`${subject}.episodes`)} c
+     WHERE ${stale('episode', subject, m)}
+     ORDER BY c.updated_at DESC, c.id
+     LIMIT ${limit - out.length}`.execute(db);
+  return [...out, ...episodes.rows.map((r) => ({ ...r, id: Number(r.id) }))];
+}

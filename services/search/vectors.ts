@@ -1,0 +1,103 @@
+// The vector side: whether a subject has embedding tables (only where pgvector is), the
+// pgvector text form, and nearest-chunk search. Vectors are compared only within one model
+// and one dimension, through the partial HNSW index of that dimension.
+import { sql, type RawBuilder } from 'kysely';
+import type { Db, Trx } from '../knowledge/context.js';
+import { episodeFilter, topicFilter, wantsEpisodes } from './sql-filters.js';
+import type { CardRef, SearchFilters } from './types.js';
+
+/** Dimensions with an HNSW index (migrations/subject/0003_embeddings.sql); others are searched exactly. */
+export const INDEXED_DIMENSIONS: readonly number[] = [768, 512];
+
+/** The subjects among `subjects` whose schema has the embedding tables. */
+export async function subjectsWithVectors(db: Db | Trx, subjects: readonly string[]): Promise<string[]> {
+  if (subjects.length === 0) return [];
+  const rows = await sql<{ s: string }>`SELECT s FROM unnest(${[...subjects]}::text[]) s WHERE to_regclass(quote_ident(s) || '.chunks') IS NOT NULL`.execute(db);
+  const have = new Set(rows.rows.map((r) => r.s));
+  return subjects.filter((s) => have.has(s));
+}
+
+/** pgvector's text form. Seven significant digits: float4 precision, which is what pgvector stores. */
+export function vectorLiteral(v: readonly number[]): string {
+  return `[${v.map((x) => Number(x.toPrecision(7))).join(',')}]`;
+}
+
+export function assertDimensions(dims: number): void {
+  if (!Number.isInteger(dims) || dims < 1 || dims > 16_000) throw new RangeError(`vector dimensions must be an integer in 1..16000, got ${dims}`);
+}
+
+/** The indexed expression for `dims`, spelt exactly as the index defines it. */
+function typed(dims: number): RawBuilder<unknown> {
+  return sql.raw(`(embedding::brain_ext.vector(${dims}))`);
+}
+
+export interface VectorHit extends CardRef {
+  /** Cosine distance of the card's nearest chunk (0 = same direction, 2 = opposite). */
+  distance: number;
+  /** That chunk's text: the card's most relevant passage for this query. */
+  passage: string;
+}
+
+/**
+ * HNSW returns at most ef_search rows, and a filter on model applied after the index scan
+ * would drop some of them; so ef_search is raised to what we ask for and pgvector's
+ * iterative scan keeps scanning until enough rows pass. Set per transaction.
+ */
+async function tuneIndexScan(trx: Trx, k: number): Promise<void> {
+  // The planner prices a sequential scan's distance computations far too low: past a LIMIT of
+  // about 50 it sorts the whole table instead of walking the index, 25 ms against 3 ms at only
+  // 3k chunks. The index is always the right plan here, so sequential scans are off for this
+  // one transaction (the joins to the cards use their primary keys either way).
+  await sql`SELECT set_config('hnsw.ef_search', ${String(Math.min(1000, Math.max(40, k)))}, true),
+                   set_config('hnsw.iterative_scan', 'relaxed_order', true),
+                   set_config('enable_seqscan', 'off', true)`.execute(trx);
+}
+
+export interface VectorQuery {
+  embedding: readonly number[];
+  model: string;
+  dims: number;
+  /** How many nearest chunks to take per subject before grouping them by card. */
+  chunkLimit: number;
+}
+
+/** Nearest cards by their nearest chunk, across subjects, best first. */
+export async function vectorSearch(db: Db, subjects: readonly string[], query: VectorQuery, filters: SearchFilters, limit: number): Promise<VectorHit[]> {
+  assertDimensions(query.dims);
+  if (query.embedding.length !== query.dims) throw new RangeError(`query vector has ${query.embedding.length} dimensions, expected ${query.dims}`);
+  if (subjects.length === 0) return [];
+  const literal = vectorLiteral(query.embedding);
+  const probe = sql`${literal}::${sql.raw(`brain_ext.vector(${query.dims})`)}`;
+  const distance = sql`${typed(query.dims)} OPERATOR(brain_ext.<=>) ${probe}`;
+  const episodes = wantsEpisodes(filters);
+  const parts = subjects.map(
+    (subject) => sql`(SELECT ${subject}::text AS subject,
+                             CASE WHEN a.topic_id IS NULL THEN 'episode' ELSE 'topic' END AS entity,
+                             coalesce(a.topic_id, a.episode_id) AS id, a.distance, a.text
+                        FROM (SELECT topic_id, episode_id, text, ${distance} AS distance
+                                FROM ${sql.table(`${subject}.chunks`)}
+                               WHERE dims = ${sql.lit(query.dims)} AND model = ${query.model}
+                               ORDER BY ${distance}
+                               LIMIT ${query.chunkLimit}) a
+                        LEFT JOIN ${sql.table(`${subject}.topics`)} t ON t.id = a.topic_id
+                        LEFT JOIN ${sql.table(`${subject}.episodes`)} e ON e.id = a.episode_id
+                       WHERE (t.id IS NOT NULL AND ${sql.lit(filters.includeTopics)} AND ${topicFilter(subject, filters)})
+                          OR (e.id IS NOT NULL AND ${sql.lit(episodes)} AND ${episodeFilter(filters)}))`,
+  );
+  const rows = await db.transaction().execute(async (trx) => {
+    await tuneIndexScan(trx, query.chunkLimit);
+    return (
+      await sql<{ subject: string; entity: 'topic' | 'episode'; id: number; distance: number; text: string }>`
+        SELECT subject, entity, id, distance::float8 AS distance, text FROM (${sql.join(parts, sql` UNION ALL `)}) c
+         ORDER BY distance, subject, entity, id`.execute(trx)
+    ).rows;
+  });
+  // Best chunk per card: rows arrive nearest first, so the first one seen wins.
+  const best = new Map<string, VectorHit>();
+  for (const r of rows) {
+    const key = `${r.subject}:${r.entity}:${r.id}`;
+    if (!best.has(key)) best.set(key, { subject: r.subject, entity: r.entity, id: Number(r.id), distance: Number(r.distance), passage: r.text });
+    if (best.size >= limit) break;
+  }
+  return [...best.values()];
+}

@@ -1,0 +1,143 @@
+// The embed worker: a loop in the subject's server that embeds that subject's pending cards
+// in batches. Writes never wait for it: they only change updated_at, which makes a card
+// pending. When the embedder is down the worker backs off exponentially (capped) and says
+// so in status(); search reads that status to warn that semantic results may be missing.
+// It only ever embeds its own schema: personal's server embeds personal, so a project that
+// upcasts into personal never needs (or has) write access to personal's embeddings.
+import type { Embedder } from '../embeddings/embedder.js';
+import type { BrainContext } from '../knowledge/context.js';
+import { embedPendingBatch, modelOf } from './embed-cards.js';
+import { countPending } from './pending.js';
+import { subjectsWithVectors } from './vectors.js';
+
+export type EmbedState = 'ok' | 'degraded' | 'off';
+
+export interface EmbedStatus {
+  /** ok: keeping up; degraded: the last attempt failed (see lastError), retrying; off: stopped, or no pgvector. */
+  state: EmbedState;
+  /** Cards of this subject not yet embedded with this model, as of the last check. */
+  pending: number;
+  lastError?: string;
+  model: string;
+  dims: number;
+}
+
+/** pino's (obj, msg) shape, so a pino logger can be passed as it is. */
+export interface WorkerLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+export interface EmbedWorkerOptions {
+  ctx: BrainContext;
+  embedder: Embedder;
+  batchSize: number;
+  /** Idle wait between checks for new work, and the first retry delay after a failure. */
+  pollMs: number;
+  /** Upper bound of the retry delay; default 60 s or pollMs, whichever is larger. */
+  maxBackoffMs?: number;
+  logger?: WorkerLogger;
+}
+
+export interface EmbedWorker {
+  stop(): Promise<void>;
+  status(): EmbedStatus;
+  /** Works now (skipping any wait) and resolves once nothing is pending; rejects if the worker stops first. */
+  drain(): Promise<void>;
+}
+
+export const NO_VECTORS = 'pgvector is not installed on this database: embeddings are off and search is keyword-only';
+
+export function startEmbedWorker(opts: EmbedWorkerOptions): EmbedWorker {
+  const { ctx, embedder, logger } = opts;
+  if (!Number.isInteger(opts.batchSize) || opts.batchSize < 1) throw new RangeError(`batchSize must be a positive integer, got ${opts.batchSize}`);
+  if (!(opts.pollMs > 0)) throw new RangeError(`pollMs must be positive, got ${opts.pollMs}`);
+  const m = modelOf(embedder);
+  const maxBackoff = Math.max(opts.maxBackoffMs ?? 60_000, opts.pollMs);
+  const status: EmbedStatus = { state: 'ok', pending: 0, model: m.model, dims: m.dims };
+  let failures = 0;
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  let drainers: { resolve: () => void; reject: (e: Error) => void }[] = [];
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wake = undefined;
+        resolve();
+      }
+      wake = done;
+    });
+
+  const settleDrainers = () => {
+    if (status.pending !== 0 || drainers.length === 0) return;
+    const waiting = drainers;
+    drainers = [];
+    for (const d of waiting) d.resolve();
+  };
+
+  /** One step; returns how long to wait before the next. */
+  const tick = async (): Promise<number> => {
+    if ((await subjectsWithVectors(ctx.db, [ctx.subject.name])).length === 0) {
+      status.state = 'off';
+      status.pending = 0;
+      status.lastError = NO_VECTORS;
+      settleDrainers();
+      return Math.max(opts.pollMs, 60_000);
+    }
+    try {
+      const r = await embedPendingBatch(ctx, embedder, opts.batchSize);
+      status.pending = await countPending(ctx.db, ctx.subject.name, m);
+      if (failures > 0) logger?.info({ subject: ctx.subject.name, model: m.model }, 'embedder is back; embedding resumed');
+      failures = 0;
+      status.state = 'ok';
+      delete status.lastError;
+      if (r.embedded > 0) logger?.info({ subject: ctx.subject.name, embedded: r.embedded, chunks: r.chunks, pending: status.pending }, 'embedded cards');
+      settleDrainers();
+      // A full batch means there is probably more: go on at once.
+      return r.seen >= opts.batchSize && status.pending > 0 ? 0 : opts.pollMs;
+    } catch (error) {
+      failures++;
+      status.state = 'degraded';
+      status.lastError = error instanceof Error ? error.message : String(error);
+      status.pending = await countPending(ctx.db, ctx.subject.name, m).catch(() => status.pending);
+      const delay = Math.min(maxBackoff, opts.pollMs * 2 ** Math.min(failures - 1, 30));
+      logger?.warn({ subject: ctx.subject.name, model: m.model, failures, retryInMs: delay, err: status.lastError }, 'embedding failed; will retry');
+      return delay;
+    }
+  };
+
+  const loop = (async () => {
+    while (!stopped) {
+      const delay = await tick().catch((error: unknown) => {
+        // Only the availability check can get here (the database itself is failing).
+        status.state = 'degraded';
+        status.lastError = error instanceof Error ? error.message : String(error);
+        return maxBackoff;
+      });
+      if (stopped) break;
+      if (delay > 0) await sleep(delay);
+    }
+  })();
+
+  return {
+    status: () => ({ ...status }),
+    drain() {
+      if (stopped) return Promise.reject(new Error('the embed worker is stopped'));
+      const p = new Promise<void>((resolve, reject) => drainers.push({ resolve, reject }));
+      wake?.();
+      return p;
+    },
+    async stop() {
+      stopped = true;
+      wake?.();
+      await loop;
+      status.state = 'off';
+      const waiting = drainers;
+      drainers = [];
+      for (const d of waiting) d.reject(new Error('the embed worker stopped before the queue drained'));
+    },
+  };
+}

@@ -1,0 +1,50 @@
+// Search reaches exactly what the subject's role may read: a project its own schema and
+// personal, each hit labelled; personal only personal; never another project, whatever
+// filters are passed. Checked on both databases, through each subject's own role.
+import { beforeAll, expect, it } from 'vitest';
+import { BrainError, createTopic, type BrainContext } from '../../services/knowledge/index.js';
+import { remember, search } from '../../services/search/index.js';
+import { describeOnBothDatabases } from '../support/both-databases.js';
+import { contextFor } from '../support/knowledge.js';
+
+describeOnBothDatabases('search isolation', (brain) => {
+  const ctx: Record<string, BrainContext> = {};
+  beforeAll(async () => {
+    for (const s of ['personal', 'homelab', 'novel', 'book']) ctx[s] = await contextFor(brain(), s);
+    // The same words everywhere, so only the grants decide what comes back.
+    await createTopic(ctx.personal!, { slug: 'method/lighthouse', kind: 'methodology', title: 'Lighthouse keeping checklist', body: 'Shared lighthouse lamp routine.' });
+    await createTopic(ctx.homelab!, { slug: 'svc/lighthouse', kind: 'environment', title: 'Lighthouse monitoring host', body: 'The lighthouse lamp of the homelab: uptime checks.' });
+    await createTopic(ctx.novel!, { slug: 'place/lighthouse', kind: 'location', title: 'The lighthouse on the cliff', body: 'Where Mara grew up; the lamp never goes out.' });
+  });
+
+  it('a project finds its own cards and personal ones, each labelled with its subject', async () => {
+    const r = await search(ctx.homelab!, { query: 'lighthouse lamp' });
+    expect(r.hits.map((h) => `${h.subject}:${h.slug}`).sort()).toEqual(['homelab:svc/lighthouse', 'personal:method/lighthouse']);
+  });
+
+  it('personal finds only personal cards', async () => {
+    const r = await search(ctx.personal!, { query: 'lighthouse lamp' });
+    expect(r.hits.map((h) => `${h.subject}:${h.slug}`)).toEqual(['personal:method/lighthouse']);
+  });
+
+  it('no filter widens a project search to another project', async () => {
+    const novel = await search(ctx.novel!, { query: 'lighthouse lamp cliff Mara', kinds: ['location', 'environment', 'methodology'] });
+    expect(novel.hits.map((h) => h.subject).sort()).toEqual(['novel', 'personal']);
+    for (const subject of ['homelab', 'book', 'brain', 'public']) {
+      const error = await search(ctx.novel!, { query: 'lighthouse', subject }).catch((e: unknown) => e);
+      expect(error, subject).toBeInstanceOf(BrainError);
+      expect((error as BrainError).code).toBe('forbidden');
+    }
+    // The personal brain cannot name a project either.
+    const fromPersonal = await search(ctx.personal!, { query: 'lighthouse', subject: 'homelab' }).catch((e: unknown) => e);
+    expect((fromPersonal as BrainError).code).toBe('forbidden');
+    // Naming personal narrows to personal.
+    expect((await search(ctx.novel!, { query: 'lighthouse', subject: 'personal' })).hits.map((h) => h.subject)).toEqual(['personal']);
+  });
+
+  it('search before add never weighs or links another project\'s cards', async () => {
+    const r = await remember(ctx.book!, { kind: 'location', title: 'The lighthouse on the cliff', body: 'Where Mara grew up; the lamp never goes out.'});
+    expect(r.candidates.every((c) => c.subject === 'book' || c.subject === 'personal')).toBe(true);
+    expect(r.linkedTo.every((l) => l.subject !== 'novel')).toBe(true);
+  });
+});
