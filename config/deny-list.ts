@@ -1,9 +1,8 @@
 // deny-list.yaml: PII patterns, per-subject tokens and an allow list, compiled into the
 // rules Postgres applies to every write into `personal` (see migrations/global/0002).
-import { readFileSync } from 'node:fs';
-import { parseDocument } from 'yaml';
 import { z } from 'zod';
-import { ConfigError } from './subjects.js';
+import { ConfigError } from './errors.js';
+import { parseYamlConfig, readConfigFile } from './yaml-file.js';
 
 const rule = z
   .object({
@@ -50,22 +49,12 @@ function wordBounded(token: string): string {
 export const SUBJECT_TOKEN_LABEL = 'a word tied to a project';
 
 export function parseDenyList(text: string, file: string): DenyList {
-  let raw: unknown;
-  try {
-    raw = parseDocument(text, { uniqueKeys: true }).toJS() ?? {};
-  } catch (cause) {
-    throw new ConfigError(`${file}: not valid YAML (${(cause as Error).message})`, { cause });
-  }
-  const parsed = fileSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new ConfigError(`${file}: ${issue.path.join('.') || '(top level)'}: ${issue.message}`);
-  }
+  const data = parseYamlConfig(text, file, fileSchema);
   const rules: DenyRule[] = [];
-  for (const [name, r] of Object.entries(parsed.data.pii)) {
+  for (const [name, r] of Object.entries(data.pii)) {
     rules.push({ id: rules.length + 1, category: `pii:${name}`, label: r.label, pattern: r.pattern, check: r.check ?? null });
   }
-  for (const [subject, tokens] of Object.entries(parsed.data.subjects)) {
+  for (const [subject, tokens] of Object.entries(data.subjects)) {
     if (!tokens || tokens.length === 0) continue;
     rules.push({
       id: rules.length + 1,
@@ -75,16 +64,11 @@ export function parseDenyList(text: string, file: string): DenyList {
       check: null,
     });
   }
-  const allow = parsed.data.allow ?? [];
+  const allow = data.allow ?? [];
   return Object.freeze({ rules: Object.freeze(rules), allowPattern: allow.map(escapeRegex).join('|') });
 }
 
 export function loadDenyList(file: string): DenyList {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (cause) {
-    throw new ConfigError(`${file}: cannot read the deny-list (${(cause as NodeJS.ErrnoException).code ?? cause})`, { cause });
-  }
+  const text = readConfigFile(file, 'deny-list');
   return parseDenyList(text, file);
 }

@@ -1,9 +1,8 @@
 // kinds.yaml: the single vocabulary of kinds. Validated at start-up and synced into
 // brain.kinds, where foreign keys make Postgres refuse anything else.
-import { readFileSync } from 'node:fs';
-import { parseDocument } from 'yaml';
 import { z } from 'zod';
-import { ConfigError } from './subjects.js';
+import { ConfigError } from './errors.js';
+import { parseYamlConfig, readConfigFile } from './yaml-file.js';
 
 export type KindClass = 'topic' | 'episode';
 
@@ -18,20 +17,10 @@ const section = z.record(kindName, z.string().trim().min(1, 'each kind needs a o
 const fileSchema = z.object({ topic: section, episode: section }).strict();
 
 export function parseKinds(text: string, file: string): readonly Kind[] {
-  let raw: unknown;
-  try {
-    raw = parseDocument(text, { uniqueKeys: true }).toJS();
-  } catch (cause) {
-    throw new ConfigError(`${file}: not valid YAML (${(cause as Error).message})`, { cause });
-  }
-  const parsed = fileSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new ConfigError(`${file}: ${issue.path.join('.') || '(top level)'}: ${issue.message}`);
-  }
+  const data = parseYamlConfig(text, file, fileSchema);
   const kinds: Kind[] = [];
   for (const cls of ['topic', 'episode'] as const) {
-    for (const [name, description] of Object.entries(parsed.data[cls])) {
+    for (const [name, description] of Object.entries(data[cls])) {
       const other = kinds.find((k) => k.name === name);
       if (other) throw new ConfigError(`${file}: "${name}" is listed as both a topic and an episode kind; a kind is a thing or an event, never both`);
       kinds.push(Object.freeze({ name, class: cls, description }));
@@ -41,11 +30,6 @@ export function parseKinds(text: string, file: string): readonly Kind[] {
 }
 
 export function loadKinds(file: string): readonly Kind[] {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (cause) {
-    throw new ConfigError(`${file}: cannot read the kinds file (${(cause as NodeJS.ErrnoException).code ?? cause})`, { cause });
-  }
+  const text = readConfigFile(file, 'kinds file');
   return parseKinds(text, file);
 }

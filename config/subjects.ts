@@ -3,6 +3,8 @@
 import { readFileSync, writeFileSync, renameSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
+import { ConfigError } from './errors.js';
+import { parseYamlConfig, readConfigFile } from './yaml-file.js';
 
 export const PERSONAL = 'personal';
 
@@ -41,23 +43,11 @@ export interface SubjectsConfig {
   readonly subjects: readonly Subject[];
 }
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
+export { ConfigError } from './errors.js';
 
 export function parseSubjects(text: string, file: string): SubjectsConfig {
-  let raw: unknown;
-  try {
-    raw = parseDocument(text, { uniqueKeys: true }).toJS();
-  } catch (cause) {
-    throw new ConfigError(`${file}: not valid YAML (${(cause as Error).message})`, { cause });
-  }
-  const parsed = fileSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new ConfigError(`${file}: ${issue.path.join('.') || '(top level)'}: ${issue.message}`);
-  }
-  const { role_prefix: rolePrefix, subjects } = parsed.data;
+  const data = parseYamlConfig(text, file, fileSchema);
+  const { role_prefix: rolePrefix, subjects } = data;
   if (!(PERSONAL in subjects)) throw new ConfigError(`${file}: subjects: the shared subject "personal" must be present`);
   const ports = new Map<number, string>();
   const list: Subject[] = [];
@@ -77,12 +67,7 @@ export function parseSubjects(text: string, file: string): SubjectsConfig {
 }
 
 export function loadSubjects(file: string): SubjectsConfig {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (cause) {
-    throw new ConfigError(`${file}: cannot read the subjects file (${(cause as NodeJS.ErrnoException).code ?? cause})`, { cause });
-  }
+  const text = readConfigFile(file, 'subjects file');
   const config = parseSubjects(text, file);
   for (const reserved of [config.ownerRole, config.auditRole]) {
     if (config.subjects.some((s) => s.role === reserved)) {
