@@ -32,6 +32,7 @@ const env = z.object({
   BRAIN_EMBEDDER: z.enum(['auto', 'ollama', 'offline', 'none']).optional(),
   OLLAMA_URL: z.string().url('must be a URL such as http://127.0.0.1:11434').optional(),
   BRAIN_OLLAMA_MODEL: z.string().min(1).optional(),
+  BRAIN_PROPOSAL_TTL_MINUTES: z.coerce.number().int().min(1).max(60 * 24 * 30).optional(),
 });
 
 export interface RuntimeConfig {
@@ -54,6 +55,8 @@ export interface RuntimeConfig {
   readonly embedder: 'auto' | 'ollama' | 'offline' | 'none';
   readonly ollamaUrl: string;
   readonly ollamaModel: string;
+  /** How long a session-close proposal waits for the human before it expires. */
+  readonly proposalTtlMinutes: number;
 }
 
 export function loadRuntimeConfig(source: NodeJS.ProcessEnv = process.env): RuntimeConfig {
@@ -83,6 +86,7 @@ export function loadRuntimeConfig(source: NodeJS.ProcessEnv = process.env): Runt
     embedder: e.BRAIN_EMBEDDER ?? 'auto',
     ollamaUrl: e.OLLAMA_URL ?? 'http://127.0.0.1:11434',
     ollamaModel: e.BRAIN_OLLAMA_MODEL ?? 'nomic-embed-text',
+    proposalTtlMinutes: e.BRAIN_PROPOSAL_TTL_MINUTES ?? 24 * 60,
   } satisfies RuntimeConfig);
 }
 

@@ -25,7 +25,7 @@ export const serve: Command = {
       const logger = pino({ name: 'claude-brain', level: process.env.BRAIN_LOG_LEVEL ?? 'warn' }, pino.destination(2));
       const conn = await openSubject(rt, name);
       const ctx = await createContext(conn.subject, conn.handle.db);
-      const { services, embedding } = subjectServices(ctx, await chooseEmbedder(rt), logger);
+      const { services, embedding } = subjectServices(ctx, await chooseEmbedder(rt), logger, rt.proposalTtlMinutes);
       const server = createBrainServer({ ctx, services, logError: (error) => logger.error({ err: error }, 'tool failed') });
       await server.connect(new StdioServerTransport());
       await new Promise<void>((resolve) => {

@@ -74,7 +74,10 @@ export async function buildHttpApp(opts: HttpOptions) {
     async (mcp) => {
       if (opts.bearerToken) mcp.addHook('onRequest', bearerAuth(opts.bearerToken, `claude-brain-${opts.subject}`));
       mcp.addHook('onRequest', async (request, reply) => {
-        const key = (request.headers['mcp-session-id'] as string | undefined) ?? request.ip;
+        const sessionId = request.headers['mcp-session-id'] as string | undefined;
+        // Every log line of this request carries its session (and fastify's request id).
+        if (sessionId) request.log = request.log.child({ sessionId });
+        const key = sessionId ?? request.ip;
         if (!limiter.take(key)) return rpcError(reply, 429, -32000, 'too many requests; slow down and retry in a second');
       });
 

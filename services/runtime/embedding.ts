@@ -50,7 +50,7 @@ export function startSubjectEmbedding(ctx: BrainContext, choice: EmbedderChoice,
 }
 
 /** What the MCP tools get: search deps, propose's planner, lint's embedding checks. */
-export function subjectServices(ctx: BrainContext, choice: EmbedderChoice, logger: Logger): { services: ServerServices; embedding: SubjectEmbedding } {
+export function subjectServices(ctx: BrainContext, choice: EmbedderChoice, logger: Logger, proposalTtlMinutes?: number): { services: ServerServices; embedding: SubjectEmbedding } {
   const embedding = startSubjectEmbedding(ctx, choice, logger);
   return {
     embedding,
@@ -58,6 +58,7 @@ export function subjectServices(ctx: BrainContext, choice: EmbedderChoice, logge
       search: embedding.deps,
       planner: searchPlanner(embedding.deps),
       ...(choice.embedder ? { lint: embeddingLintHooks(choice.embedder) } : {}),
+      ...(proposalTtlMinutes ? { proposalTtlMinutes } : {}),
     },
   };
 }

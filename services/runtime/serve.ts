@@ -26,6 +26,7 @@ export interface RunningBrain {
 async function start(rt: RuntimeConfig, subject: Subject, handle: SubjectDb, logger: Logger, embedder: EmbedderChoice, port?: number): Promise<RunningSubjectServer> {
   return startSubjectServer({
     embedder,
+    proposalTtlMinutes: rt.proposalTtlMinutes,
     subject,
     handle,
     host: rt.host,

@@ -22,6 +22,8 @@ export interface SubjectServerOptions {
   /** The process's embedder (shared by its subjects); none means keyword search only. */
   embedder?: EmbedderChoice;
   extraTools?: readonly AnyBrainTool[];
+  /** How long a session-close proposal waits for the human. */
+  proposalTtlMinutes?: number;
   /** Per-session request rate (default 20/s, bursts of 60). */
   rateLimit?: { perSecond: number; burst: number };
 }
@@ -37,7 +39,7 @@ export interface RunningSubjectServer {
 export async function startSubjectServer(opts: SubjectServerOptions): Promise<RunningSubjectServer> {
   const ctx = await createContext(opts.subject, opts.handle.db);
   const log = opts.logger.child({ subject: opts.subject.name });
-  const { services, embedding } = subjectServices(ctx, opts.embedder ?? { embedder: undefined, reason: 'no embedder configured: keyword search only' }, log);
+  const { services, embedding } = subjectServices(ctx, opts.embedder ?? { embedder: undefined, reason: 'no embedder configured: keyword search only' }, log, opts.proposalTtlMinutes);
   const app = await buildHttpApp({
     subject: opts.subject.name,
     logger: log,

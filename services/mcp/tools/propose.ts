@@ -50,7 +50,7 @@ export const proposeTool = defineTool({
     const planner = services.planner;
     // An episode's body is its detail.
     const items = args.items.map((it) => (it.type === 'episode' ? { ...it, detail: it.body, body: undefined } : it));
-    const proposal = await propose(ctx, { items }, planner ? { planner } : {});
+    const proposal = await propose(ctx, { items }, { ...(planner ? { planner } : {}), ...(services.proposalTtlMinutes ? { ttlMinutes: services.proposalTtlMinutes } : {}) });
     if (!human?.canElicit()) return ok(proposal.preview);
     await markAskedHuman(ctx, proposal.id);
     const answer = await askHuman(human, proposal);

@@ -34,6 +34,8 @@ export interface ServerServices {
   readonly planner?: TopicPlanner;
   /** Embedding-based lint checks. */
   readonly lint?: LintEmbeddingHooks;
+  /** How long a proposal waits for the human (default 24 hours). */
+  readonly proposalTtlMinutes?: number;
 }
 
 export interface BrainTool<S extends z.ZodObject = z.ZodObject> {
