@@ -115,9 +115,11 @@ describeOnBothDatabases('session close with elicitation', (brain) => {
     await client?.close();
     await server?.close();
   });
+  // Distinct words per batch, so search before add sees new cards, not updates of earlier ones.
+  const word: Record<string, string> = { all: 'apricot', some: 'blueberry', none: 'cherry', wait: 'damson' };
   const items = (suffix: string) => [
-    { type: 'topic', kind: 'concept', slug: `concept/a-${suffix}`, title: `Alpha ${suffix}`, body: 'a' },
-    { type: 'topic', kind: 'concept', slug: `concept/b-${suffix}`, title: `Beta ${suffix}`, body: 'b' },
+    { type: 'topic', kind: 'concept', slug: `concept/a-${suffix}`, title: `Alpha ${word[suffix]}`, body: `${word[suffix]} orchard` },
+    { type: 'topic', kind: 'concept', slug: `concept/b-${suffix}`, title: `Beta ${word[suffix]}`, body: `${word[suffix]} market` },
   ];
   const has = async (slug: string) => (await brain().admin.query('SELECT 1 FROM homelab.topics WHERE slug = $1', [slug])).length === 1;
 
