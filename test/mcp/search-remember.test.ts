@@ -59,10 +59,13 @@ describeOn('pglite', 'search over MCP with the offline embedder', (brain) => {
   it('embeds in the background and finds a card by meaning', { timeout: 120_000 }, async () => {
     await client.callTool({ name: 'remember', arguments: { kind: 'methodology', title: 'Nightly database dumps', body: 'Every night at 2am pg_dump writes a compressed copy of the Postgres database to the NAS.' } });
     await client.callTool({ name: 'remember', arguments: { kind: 'concept', title: 'Sourdough starter', body: 'Feed the starter with flour and water every day.' } });
-    const ready = async () => (await (await fetch(server.url.replace('/mcp', '/readyz'))).json()) as { embedder: { pending: number; state: string } };
-    for (let i = 0; i < 100 && (await ready()).embedder.pending > 0; i++) await new Promise((r) => setTimeout(r, 500));
-    const state = await ready();
-    expect(state.embedder).toMatchObject({ state: 'ok', pending: 0 });
+    // The worker's pending count starts at 0 before its first look, so wait on the database:
+    // both cards embedded (their state recorded) with the offline model.
+    const embedded = async () => (await brain().admin.query<{ n: number }>("SELECT count(*)::int AS n FROM homelab.embedding_state WHERE model = 'use-lite-512'"))[0]!.n;
+    for (let i = 0; i < 200 && (await embedded()) < 2; i++) await new Promise((r) => setTimeout(r, 250));
+    expect(await embedded()).toBe(2);
+    const ready = (await (await fetch(server.url.replace('/mcp', '/readyz'))).json()) as { embedder: { pending: number; state: string } };
+    expect(ready.embedder.state).toBe('ok');
     const r = text(await client.callTool({ name: 'search', arguments: { query: 'scheduled backup of our data', mode: 'semantic', limit: 1 } }));
     expect(r).toMatch(/\[vector\] homelab:methodology\/nightly-database-dumps/);
   });

@@ -31,6 +31,7 @@ export const searchTool = defineTool({
     const lines = r.hits.length ? r.hits.map(hitLine) : ['No matches.'];
     if (r.omittedForBudget) lines.push(`(${r.omittedForBudget} more left out to fit the budget)`);
     for (const w of r.warnings) lines.push(`Note: ${w}`);
+    if (r.mode !== 'keyword' && r.pendingEmbeddings) lines.push(`Note: ${r.pendingEmbeddings} card(s) are not embedded yet; matches by meaning may be missing until the worker catches up.`);
     return ok(`${r.mode} search:\n${lines.join('\n')}`);
   },
 });
