@@ -8,6 +8,7 @@ import { TOOLS } from '../services/mcp/tools/index.js';
 import type { AnyBrainTool, ToolDeps } from '../services/mcp/tools/types.js';
 import { chooseEmbedder, subjectServices } from '../services/runtime/embedding.js';
 import { createLogger } from '../services/runtime/logger.js';
+import { withSubject } from './subject.js';
 
 export interface ToolCallResult {
   ok: boolean;
@@ -55,5 +56,20 @@ export function toolsJson(deps: ToolDeps): unknown[] {
   return TOOLS.filter((t) => toolFor(deps, t.name)).map((t) => {
     const { $schema: _dialect, ...inputSchema } = z.toJSONSchema(t.inputSchema(deps), { io: 'input' }) as Record<string, unknown>;
     return { name: t.name, description: t.description, input_schema: inputSchema, annotations: t.annotations };
+  });
+}
+
+/** Opens the subject (see withSubject), starts its tool runner, runs fn, closes both. */
+export async function withToolRunner(
+  values: { subject?: string | undefined; json?: boolean | undefined },
+  fn: (runner: ToolRunner, ctx: BrainContext) => Promise<number>,
+): Promise<number> {
+  return withSubject(values, async (ctx) => {
+    const runner = await toolRunner(ctx);
+    try {
+      return await fn(runner, ctx);
+    } finally {
+      await runner.close();
+    }
   });
 }

@@ -1,6 +1,6 @@
 import { parse, printJson } from '../output.js';
-import { SUBJECT_OPTIONS, SUBJECT_USAGE, withSubject } from '../subject.js';
-import { toolRunner, toolsJson } from '../tool-runner.js';
+import { SUBJECT_OPTIONS, SUBJECT_USAGE } from '../subject.js';
+import { toolsJson, withToolRunner } from '../tool-runner.js';
 import { CliError } from '../output.js';
 import type { Command } from './index.js';
 
@@ -21,16 +21,11 @@ export const call: Command = {
         throw new CliError(`the arguments are not valid JSON\nusage: ${usage}`);
       }
     }
-    return withSubject(values, async (ctx) => {
-      const runner = await toolRunner(ctx);
-      try {
-        const r = await runner.call(name, input);
-        if (values.json) printJson(r);
-        else process.stdout.write(`${r.text}\n`);
-        return r.ok ? 0 : 1;
-      } finally {
-        await runner.close();
-      }
+    return withToolRunner(values, async (runner) => {
+      const r = await runner.call(name, input);
+      if (values.json) printJson(r);
+      else process.stdout.write(`${r.text}\n`);
+      return r.ok ? 0 : 1;
     });
   },
 };
@@ -40,14 +35,9 @@ export const tools: Command = {
   summary: 'Print the tool definitions as JSON (name, description, input_schema), for tool discovery.',
   async run(args) {
     const { values } = parse(args, SUBJECT_OPTIONS, usage);
-    return withSubject(values, async (ctx) => {
-      const runner = await toolRunner(ctx);
-      try {
-        printJson(toolsJson(runner.deps));
-        return 0;
-      } finally {
-        await runner.close();
-      }
+    return withToolRunner(values, async (runner) => {
+      printJson(toolsJson(runner.deps));
+      return 0;
     });
   },
 };

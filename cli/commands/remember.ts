@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { parse, printJson } from '../output.js';
 import { CliError } from '../output.js';
-import { SUBJECT_OPTIONS, SUBJECT_USAGE, withSubject } from '../subject.js';
-import { toolRunner } from '../tool-runner.js';
+import { SUBJECT_OPTIONS, SUBJECT_USAGE } from '../subject.js';
+import { withToolRunner } from '../tool-runner.js';
 import { remember as runRemember } from '../../services/search/index.js';
 import type { Command } from './index.js';
 
@@ -30,30 +30,25 @@ export const remember: Command = {
     );
     if (!values.kind || !values.title) throw new CliError(`--kind and --title are needed\nusage: ${usage}`);
     const body = values.file ? readFileSync(values.file, 'utf8') : process.stdin.isTTY ? '' : readFileSync(0, 'utf8');
-    return withSubject(values, async (ctx) => {
-      const runner = await toolRunner(ctx);
-      try {
-        const input = {
-          kind: values.kind!,
-          title: values.title!,
-          body,
-          ...(values.slug ? { slug: values.slug } : {}),
-          ...(values.summary ? { summary: values.summary } : {}),
-          tags: values.tag ?? [],
-          mode: values.replace ? ('replace' as const) : ('append' as const),
-          forceNew: values['force-new'] ?? false,
-          ...(values.reason ? { reason: values.reason } : {}),
-        };
-        if (values.json) {
-          printJson(await runRemember(ctx, input, runner.deps.services.search ?? {}));
-          return 0;
-        }
-        const r = await runner.call('remember', input);
-        process.stdout.write(`${r.text}\n`);
-        return r.ok ? 0 : 1;
-      } finally {
-        await runner.close();
+    return withToolRunner(values, async (runner, ctx) => {
+      const input = {
+        kind: values.kind!,
+        title: values.title!,
+        body,
+        ...(values.slug ? { slug: values.slug } : {}),
+        ...(values.summary ? { summary: values.summary } : {}),
+        tags: values.tag ?? [],
+        mode: values.replace ? ('replace' as const) : ('append' as const),
+        forceNew: values['force-new'] ?? false,
+        ...(values.reason ? { reason: values.reason } : {}),
+      };
+      if (values.json) {
+        printJson(await runRemember(ctx, input, runner.deps.services.search ?? {}));
+        return 0;
       }
+      const r = await runner.call('remember', input);
+      process.stdout.write(`${r.text}\n`);
+      return r.ok ? 0 : 1;
     });
   },
 };

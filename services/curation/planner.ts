@@ -3,6 +3,7 @@
 // exact title, so the flow works (more strictly) without it.
 import { sql } from 'kysely';
 import type { BrainContext } from '../knowledge/index.js';
+import { slugFor } from '../search/slugify.js';
 
 export interface TopicPlan {
   action: 'create' | 'update';
@@ -13,13 +14,8 @@ export interface TopicPlan {
 
 export type TopicPlanner = (ctx: BrainContext, subject: string, item: { kind: string; title: string; body: string; slug?: string | undefined }) => Promise<TopicPlan>;
 
-function slugOf(kind: string, title: string): string {
-  const words = title.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-+|-+$/g, '');
-  return `${kind}/${words.slice(0, 60).replace(/-+$/, '') || 'untitled'}`;
-}
-
 export const exactMatchPlanner: TopicPlanner = async (ctx, subject, item) => {
-  const slug = item.slug ?? slugOf(item.kind, item.title);
+  const slug = item.slug ?? slugFor(item.kind, item.title);
   const rows = await sql<{ slug: string; title: string }>`
     SELECT slug, title FROM ${sql.table(`${subject}.topics`)}
      WHERE slug = ${slug} OR lower(title) = lower(${item.title}) ORDER BY (slug = ${slug}) DESC LIMIT 1`.execute(ctx.db);
