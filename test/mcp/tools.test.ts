@@ -115,6 +115,18 @@ describeOnBothDatabases('MCP tools, resources and prompts', (brain) => {
     expect(text(await call('list', { what: 'stats' }))).toMatch(/homelab: \d+ cards/);
   });
 
+  it('lint reports over MCP and applies only what it is asked to', async () => {
+    // A link to a card that does not exist (links may point ahead; lint reports them).
+    expect((await call('link', { from: 'env/nas', to: 'env/vanished' })).isError).toBeFalsy();
+    const report = text(await call('lint', {}));
+    expect(report).toContain('# Lint of homelab');
+    expect(report).toContain('env/nas —mentions→ homelab:env/vanished');
+    const applied = text(await call('lint', { apply: { deadLinks: true } }));
+    expect(applied).toContain('Applied: 1 dead links removed');
+    expect(await brain().admin.query("SELECT 1 FROM homelab.links WHERE to_slug = 'env/vanished'")).toEqual([]);
+    expect(await brain().admin.query("SELECT 1 FROM homelab.topics WHERE slug = 'env/nas'")).toHaveLength(1);
+  });
+
   it('invalid arguments come back as a tool error, and the server stays healthy', async () => {
     const r = await call('get', { slug: 42 });
     expect(r.isError).toBe(true);
