@@ -9,6 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_KIND_MAP } from '../../services/gbrain/kinds.js';
 import { slugify } from '../../services/gbrain/memory-json.js';
+import { mulberry32 } from '../prng.js';
 
 export interface GenerateOptions {
   /** Number of pages. Default 7500 (the size of the brain GBrain was built for). */
@@ -40,17 +41,7 @@ const WORDS = ('the team shipped a new product and raised a round while hiring e
 const SOURCES = ['meeting', 'email', 'manual', 'crustdata', 'happenstance', 'article', 'call', 'linkedin'];
 const TAGS = ['founder', 'yc-alum', 'ai', 'fintech', 'investor', 'climate', 'hardware', 'b2b', 'seed', 'series-a', 'advisor', 'open-source'];
 
-/** mulberry32: small, fast, good enough for test data, and identical on every platform. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const prng = mulberry32;
 
 interface Planned {
   slug: string;

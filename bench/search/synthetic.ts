@@ -6,18 +6,10 @@
 import { ident, type SqlSession } from '../../db/sql.js';
 import type { Embedder, EmbedderHealth } from '../../services/embeddings/embedder.js';
 import { vectorLiteral } from '../../services/search/vectors.js';
+import { mulberry32 } from '../prng.js';
 
 /** Deterministic PRNG (mulberry32), so every run generates the same brain. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const rng = mulberry32;
 
 const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'ber', 'dan', 'fel', 'gor', 'hal', 'jin', 'kor', 'lum', 'mar', 'nor', 'pel', 'qua', 'ris', 'sol', 'tam', 'vel', 'wen', 'zar'];
 

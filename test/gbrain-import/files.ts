@@ -1,9 +1,12 @@
 // Helpers for the round-trip tests: a scratch copy of the fixture brain with the files
 // git cannot be trusted to keep as bytes (CRLF, mixed endings, BOM, invalid UTF-8), and
 // byte-for-byte comparison of two directory trees.
-import { cp, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { listFiles } from '../../bench/gbrain/list-files.js';
+
+export { listFiles };
 
 export const FIXTURE = new URL('../fixtures/gbrain/brain', import.meta.url).pathname;
 
@@ -24,16 +27,6 @@ export async function scratchBrain(): Promise<string> {
   await cp(FIXTURE, dir, { recursive: true });
   for (const [rel, bytes] of Object.entries(EXTRA_FILES)) await writeFile(join(dir, rel), bytes);
   return dir;
-}
-
-export async function listFiles(dir: string, rel = ''): Promise<string[]> {
-  const out: string[] = [];
-  for (const e of await readdir(join(dir, rel), { withFileTypes: true })) {
-    const path = rel === '' ? e.name : `${rel}/${e.name}`;
-    if (e.isDirectory()) out.push(...(await listFiles(dir, path)));
-    else out.push(path);
-  }
-  return out.sort();
 }
 
 /** The paths whose bytes differ between two trees, and the paths only one of them has. */

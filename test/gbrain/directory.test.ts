@@ -1,7 +1,7 @@
 // The fixture brain (test/fixtures/gbrain/brain), plus files whose exact bytes an editor or
 // git could normalise (CRLF, BOM, lone CR, not UTF-8), written here in beforeAll, must
 // come back byte for byte through readBrainDirectory → writeBrainDirectory.
-import { cp, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +12,7 @@ import { extractLinks } from '../../services/gbrain/links.js';
 import { parsePage } from '../../services/gbrain/page.js';
 import { sidecarRecords } from '../../services/gbrain/sidecar.js';
 import { parseTimeline } from '../../services/gbrain/timeline.js';
+import { listFiles } from '../../bench/gbrain/list-files.js';
 
 const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), '../fixtures/gbrain/brain');
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
@@ -41,16 +42,6 @@ const NOT_WRITTEN: Record<string, Buffer> = {
 let root: string;
 let src: string;
 let brain: BrainDirectory;
-
-async function listFiles(dir: string, rel = ''): Promise<string[]> {
-  const out: string[] = [];
-  for (const e of await readdir(join(dir, rel), { withFileTypes: true })) {
-    const path = rel === '' ? e.name : `${rel}/${e.name}`;
-    if (e.isDirectory()) out.push(...(await listFiles(dir, path)));
-    else out.push(path);
-  }
-  return out.sort();
-}
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'gbrain-dir-'));
