@@ -4,7 +4,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { loadDenyList } from '../../config/deny-list.js';
 import { loadKinds } from '../../config/kinds.js';
 import { PACKAGE_ROOT } from '../../config/runtime.js';
@@ -12,9 +11,10 @@ import { parseSubjects, type SubjectsConfig } from '../../config/subjects.js';
 import { bootstrap, type BootstrapReport } from '../../db/bootstrap.js';
 import { EmbeddedDatabase } from '../../db/embedded.js';
 import { SecretStore } from '../../db/secrets.js';
-import { ident, pgliteSession, pgSession, type SqlSession } from '../../db/sql.js';
+import { pgliteSession, pgSession, type SqlSession } from '../../db/sql.js';
 import { openEmbeddedSubjectDb, openServerSubjectDb, type SubjectDb } from '../../db/subject-db.js';
 import { createContext, type BrainContext } from '../../services/knowledge/context.js';
+import { createScratchDatabase } from '../scratch-database.js';
 
 export interface BenchBrain {
   label: string;
@@ -56,15 +56,9 @@ export async function embeddedBenchBrain(): Promise<BenchBrain> {
 
 export async function serverBenchBrain(adminUrl: string): Promise<BenchBrain> {
   const cfg = subjects();
-  const database = `brain_bench_${randomBytes(4).toString('hex')}`;
-  const root = new pg.Client({ connectionString: adminUrl });
-  await root.connect();
-  await root.query(`CREATE DATABASE ${ident(database)}`);
-  await root.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${database}`;
-  const client = new pg.Client({ connectionString: url.toString() });
-  await client.connect();
+  const scratch = await createScratchDatabase(adminUrl, 'brain_bench');
+  const { database, url } = scratch;
+  const client = scratch.admin;
   const admin = pgSession(client);
   const secretsDir = mkdtempSync(join(tmpdir(), 'brain-bench-'));
   const secrets = new SecretStore(secretsDir);
@@ -82,13 +76,7 @@ export async function serverBenchBrain(adminUrl: string): Promise<BenchBrain> {
     },
     async close() {
       for (const h of handles) await h.close();
-      await client.end();
-      const cleanup = new pg.Client({ connectionString: adminUrl });
-      await cleanup.connect();
-      await cleanup.query(`DROP DATABASE IF EXISTS ${ident(database)} WITH (FORCE)`);
-      const roles = await cleanup.query<{ rolname: string }>('SELECT rolname FROM pg_roles WHERE starts_with(rolname, $1)', [cfg.rolePrefix]);
-      for (const { rolname } of roles.rows) await cleanup.query(`DROP ROLE IF EXISTS ${ident(rolname)}`);
-      await cleanup.end();
+      await scratch.drop(cfg.rolePrefix);
       rmSync(secretsDir, { recursive: true, force: true });
     },
   };

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,20 +7,11 @@ import { generateBrain, type GenerateStats } from '../../bench/gbrain/generate.j
 import { readBrainDirectory, writeBrainDirectory, type BrainDirectory } from '../../services/gbrain/directory.js';
 import { extractLinks } from '../../services/gbrain/links.js';
 import { parseTimeline } from '../../services/gbrain/timeline.js';
+import { listFiles } from '../../bench/gbrain/list-files.js';
 
 let root: string;
 let stats: GenerateStats;
 let brain: BrainDirectory;
-
-async function listFiles(dir: string, rel = ''): Promise<string[]> {
-  const out: string[] = [];
-  for (const e of await readdir(join(dir, rel), { withFileTypes: true })) {
-    const path = rel === '' ? e.name : `${rel}/${e.name}`;
-    if (e.isDirectory()) out.push(...(await listFiles(dir, path)));
-    else out.push(path);
-  }
-  return out.sort();
-}
 
 async function digest(dir: string): Promise<string> {
   const h = createHash('sha256');

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { createScratchDatabase } from '../../bench/scratch-database.js';
 import { loadDenyList } from '../../config/deny-list.js';
 import { loadKinds } from '../../config/kinds.js';
 import { parseSubjects, type SubjectsConfig } from '../../config/subjects.js';
@@ -83,15 +84,9 @@ export async function embeddedBrain(config = testSubjects()): Promise<BrainUnder
 }
 
 export async function serverBrain(adminUrl: string, config = testSubjects()): Promise<BrainUnderTest> {
-  const database = `brain_test_${randomBytes(4).toString('hex')}`;
-  const root = new pg.Client({ connectionString: adminUrl });
-  await root.connect();
-  await root.query(`CREATE DATABASE ${ident(database)}`);
-  await root.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${database}`;
-  const adminClient = new pg.Client({ connectionString: url.toString() });
-  await adminClient.connect();
+  const scratch = await createScratchDatabase(adminUrl, 'brain_test');
+  const { database, url } = scratch;
+  const adminClient = scratch.admin;
   const admin = pgSession(adminClient);
   const secretsDir = mkdtempSync(join(tmpdir(), 'brain-secrets-'));
   const secrets = new SecretStore(secretsDir);
@@ -141,13 +136,7 @@ export async function serverBrain(adminUrl: string, config = testSubjects()): Pr
     async close() {
       for (const h of handles) await h.close();
       for (const c of clients.values()) await c.end().catch(() => undefined);
-      await adminClient.end();
-      const cleanup = new pg.Client({ connectionString: adminUrl });
-      await cleanup.connect();
-      await cleanup.query(`DROP DATABASE IF EXISTS ${ident(database)} WITH (FORCE)`);
-      const roles = await cleanup.query<{ rolname: string }>('SELECT rolname FROM pg_roles WHERE starts_with(rolname, $1)', [current.rolePrefix]);
-      for (const { rolname } of roles.rows) await cleanup.query(`DROP ROLE IF EXISTS ${ident(rolname)}`);
-      await cleanup.end();
+      await scratch.drop(current.rolePrefix);
       rmSync(secretsDir, { recursive: true, force: true });
     },
   };
