@@ -8,8 +8,9 @@ import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
 import { bootstrap } from '../db/bootstrap.js';
 import { MIGRATIONS_DIR } from '../db/bootstrap.js';
+import { createScratchDatabase } from '../bench/scratch-database.js';
 import { SecretStore } from '../db/secrets.js';
-import { ident, pgSession } from '../db/sql.js';
+import { pgSession } from '../db/sql.js';
 import { DENY_LIST, embeddedBrain, KINDS, testSubjects, DEFAULT_SUBJECTS } from './support/brains.js';
 import { describeOnBothDatabases, outcome } from './support/both-databases.js';
 import { catalogSnapshot } from './support/catalog.js';
@@ -115,15 +116,10 @@ describe('[pglite] bootstrap failures', () => {
 describe.skipIf(!inject('pgAdminUrl'))('[postgres] concurrent bootstraps', () => {
   it('two bootstraps at once on a fresh database end in the same state as one', async () => {
     const adminUrl = inject('pgAdminUrl')!;
-    const database = `brain_conc_${Date.now()}`;
-    const root = new pg.Client({ connectionString: adminUrl });
-    await root.connect();
-    await root.query(`CREATE DATABASE ${ident(database)}`);
-    const url = new URL(adminUrl);
-    url.pathname = `/${database}`;
-    const a = new pg.Client({ connectionString: url.toString() });
+    const scratch = await createScratchDatabase(adminUrl, 'brain_conc');
+    const { database, url } = scratch;
+    const a = scratch.admin;
     const b = new pg.Client({ connectionString: url.toString() });
-    await a.connect();
     await b.connect();
     const config = testSubjects();
     const secretsDir = mkdtempSync(join(tmpdir(), 'brain-secrets-'));
@@ -147,12 +143,8 @@ describe.skipIf(!inject('pgAdminUrl'))('[postgres] concurrent bootstraps', () =>
       expect((await login.query('SELECT current_user AS u')).rows[0].u).toBe(homelab.role);
       await login.end();
     } finally {
-      await a.end();
       await b.end();
-      await root.query(`DROP DATABASE ${ident(database)} WITH (FORCE)`);
-      const roles = await root.query<{ rolname: string }>('SELECT rolname FROM pg_roles WHERE starts_with(rolname, $1)', [config.rolePrefix]);
-      for (const { rolname } of roles.rows) await root.query(`DROP ROLE ${ident(rolname)}`);
-      await root.end();
+      await scratch.drop(config.rolePrefix);
       rmSync(secretsDir, { recursive: true, force: true });
     }
   });

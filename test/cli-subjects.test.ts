@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createScratchDatabase, type ScratchDatabase } from '../bench/scratch-database.js';
 import { MIGRATIONS_DIR } from '../db/bootstrap.js';
 import { EmbeddedDatabase } from '../db/embedded.js';
 import { loadMigrations } from '../db/migrate.js';
@@ -88,19 +89,15 @@ describe.skipIf(!inject('pgAdminUrl'))('[postgres] brain init and subjects (CLI,
   let env: Record<string, string>;
   let database: string;
   let adminUrl: URL;
+  let scratch: ScratchDatabase;
   beforeAll(async () => {
     home = mkdtempSync(join(tmpdir(), 'brain-home-'));
     configDir = scratchConfigDir();
     const prefix = `c${Date.now().toString(36).slice(-5)}_`;
     const file = join(configDir, 'subjects.yaml');
     writeFileSync(file, readFileSync(file, 'utf8').replace(/^role_prefix: .*$/m, `role_prefix: ${prefix}`));
-    database = `brain_cli_${Date.now()}`;
-    const root = new pg.Client({ connectionString: inject('pgAdminUrl')! });
-    await root.connect();
-    await root.query(`CREATE DATABASE ${ident(database)}`);
-    await root.end();
-    adminUrl = new URL(inject('pgAdminUrl')!);
-    adminUrl.pathname = `/${database}`;
+    scratch = await createScratchDatabase(inject('pgAdminUrl')!, 'brain_cli');
+    ({ database, url: adminUrl } = scratch);
     env = {
       BRAIN_HOME: home,
       BRAIN_CONFIG_DIR: configDir,
@@ -109,14 +106,7 @@ describe.skipIf(!inject('pgAdminUrl'))('[postgres] brain init and subjects (CLI,
     };
   });
   afterAll(async () => {
-    const root = new pg.Client({ connectionString: inject('pgAdminUrl')! });
-    await root.connect();
-    await root.query(`DROP DATABASE IF EXISTS ${ident(database)} WITH (FORCE)`);
-    const prefix = /role_prefix: (\S+)/.exec(readFileSync(join(configDir, 'subjects.yaml'), 'utf8'))![1]!;
-    for (const { rolname } of (await root.query<{ rolname: string }>('SELECT rolname FROM pg_roles WHERE starts_with(rolname, $1)', [prefix])).rows) {
-      await root.query(`DROP ROLE ${ident(rolname)}`);
-    }
-    await root.end();
+    await scratch.drop(/role_prefix: (\S+)/.exec(readFileSync(join(configDir, 'subjects.yaml'), 'utf8'))![1]!);
     rmSync(home, { recursive: true, force: true });
     rmSync(configDir, { recursive: true, force: true });
   });
