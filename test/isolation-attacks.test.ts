@@ -78,6 +78,8 @@ describeOnBothDatabases('isolation attacks from a project role', (brain, target)
       'brain.episode_search_vector(regconfig,text,text,text,text)',
       'brain.any_word_query(regconfig,text)',
       'brain.search_query(regconfig,text,text,text)',
+      'brain.query_lexemes(regconfig,text)',
+      'brain.lexeme_query(text[])',
     ]);
     expect(executable.map((r) => r.fn).filter((f) => !allowed.has(f))).toEqual([]);
     expect(DENIED).toContain(await attempt(() => homelab, 'SELECT brain.touch_updated_at()'));

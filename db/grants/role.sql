@@ -16,4 +16,6 @@ GRANT EXECUTE ON FUNCTION brain.schema_status() TO {{role}};
 GRANT EXECUTE ON FUNCTION brain.topic_search_vector(regconfig, text, text, text, text, text),
   brain.episode_search_vector(regconfig, text, text, text, text),
   brain.any_word_query(regconfig, text),
-  brain.search_query(regconfig, text, text, text) TO {{role}};
+  brain.search_query(regconfig, text, text, text),
+  brain.query_lexemes(regconfig, text),
+  brain.lexeme_query(text[]) TO {{role}};

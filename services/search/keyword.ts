@@ -1,14 +1,26 @@
 // Full-text retrieval over every readable subject in one statement: topics and episodes,
 // matched with brain.search_query() (any-word, phrases and exclusions strict) and ranked by
 // cover density. Ranks are comparable across schemas: same function, same configuration.
+// On big tables the rows to rank are narrowed to the question's rarer words first
+// (selectivity.ts), with the plain any-word match as the fallback when that finds nothing.
 import { sql, type RawBuilder } from 'kysely';
 import type { Db, Trx } from '../knowledge/context.js';
+import { searchColumnStats } from './column-stats.js';
+import { planMatch, RANK_ALL_ROWS, type MatchPlan } from './selectivity.js';
 import { episodeFilter, topicFilter, wantsEpisodes } from './sql-filters.js';
 import type { TextQuery } from './text-query.js';
-import type { CardRef, SearchFilters } from './types.js';
+import type { CardRef, Entity, SearchFilters } from './types.js';
 
 export interface KeywordHit extends CardRef {
   rank: number;
+}
+
+export interface KeywordResult {
+  hits: KeywordHit[];
+  /** Tables ('subject.topics') whose rows to rank were narrowed to the rarer words, and how. */
+  narrowed: Map<string, MatchPlan>;
+  /** The narrowed match found nothing, so the plain any-word match ran instead. */
+  widened: boolean;
 }
 
 /**
@@ -28,24 +40,78 @@ export function queryCte(q: TextQuery): RawBuilder<unknown> {
                      FROM brain.search_query(brain.text_search_config(), ${q.phrases}, ${q.exclusions}, ${q.words}) s)`;
 }
 
-export async function keywordSearch(db: Db | Trx, subjects: readonly string[], q: TextQuery, filters: SearchFilters, limit: number): Promise<KeywordHit[]> {
-  if (!hasSearchableText(q) || subjects.length === 0) return [];
-  const parts: RawBuilder<unknown>[] = [];
+interface Part {
+  subject: string;
+  entity: Entity;
+  table: 'topics' | 'episodes';
+}
+
+const partKey = (p: Part) => `${p.subject}.${p.table}`;
+
+function partsOf(subjects: readonly string[], filters: SearchFilters): Part[] {
+  const parts: Part[] = [];
   for (const subject of subjects) {
-    if (filters.includeTopics) {
-      parts.push(sql`(SELECT ${subject}::text AS subject, 'topic'::text AS entity, t.id, ts_rank_cd(t.search, q.rank, ${sql.lit(RANK_NORMALISATION)}) AS rank
-                        FROM ${sql.table(`${subject}.topics`)} t, q
-                       WHERE t.search @@ q.match AND ${topicFilter(subject, filters)})`);
-    }
-    if (wantsEpisodes(filters)) {
-      parts.push(sql`(SELECT ${subject}::text AS subject, 'episode'::text AS entity, e.id, ts_rank_cd(e.search, q.rank, ${sql.lit(RANK_NORMALISATION)}) AS rank
-                        FROM ${sql.table(`${subject}.episodes`)} e, q
-                       WHERE e.search @@ q.match AND ${episodeFilter(filters)})`);
-    }
+    if (filters.includeTopics) parts.push({ subject, entity: 'topic', table: 'topics' });
+    if (wantsEpisodes(filters)) parts.push({ subject, entity: 'episode', table: 'episodes' });
   }
-  if (parts.length === 0) return [];
+  return parts;
+}
+
+export async function keywordSearch(db: Db | Trx, subjects: readonly string[], q: TextQuery, filters: SearchFilters, limit: number): Promise<KeywordResult> {
+  const parts = partsOf(subjects, filters);
+  const none: KeywordResult = { hits: [], narrowed: new Map(), widened: false };
+  if (!hasSearchableText(q) || parts.length === 0) return none;
+  // Quoted phrases are required, so they already select few rows: only plain words are narrowed.
+  const narrowed = q.phrases.trim() === '' ? await planParts(db, parts, q.words) : new Map<string, MatchPlan>();
+  const hits = await rankParts(db, parts, q, filters, limit, narrowed);
+  if (hits.length > 0 || narrowed.size === 0) return { hits, narrowed, widened: false };
+  return { hits: await rankParts(db, parts, q, filters, limit, new Map()), narrowed, widened: true };
+}
+
+/** The plan of each table that needs one: pg_stats (cached) first, the query's lexemes only if some table has statistics. */
+async function planParts(db: Db | Trx, parts: readonly Part[], words: string): Promise<Map<string, MatchPlan>> {
+  const plans = new Map<string, MatchPlan>();
+  const stats = await searchColumnStats(db, parts);
+  const planned = parts.filter((p) => (stats.get(partKey(p))?.rows ?? 0) > RANK_ALL_ROWS);
+  if (planned.length === 0) return plans;
+  const { rows } = await sql<{ lexemes: string[] | null }>`SELECT brain.query_lexemes(brain.text_search_config(), ${words}) AS lexemes`.execute(db);
+  const lexemes = rows[0]?.lexemes ?? [];
+  for (const p of planned) {
+    const plan = planMatch(lexemes, stats.get(partKey(p))!);
+    if (plan) plans.set(partKey(p), plan);
+  }
+  return plans;
+}
+
+/**
+ * How many of a narrowed table's selected cards are ranked with ts_rank_cd, as a multiple of
+ * the rows asked for: the best by summed term weight (a cheap, index-only score) go on.
+ */
+export const RERANK_FACTOR = 4;
+
+/** One table's SELECT: every match ranked, or (narrowed) the best-weighted candidates ranked. */
+function partSelect(p: Part, q: TextQuery, filters: SearchFilters, limit: number, plan: MatchPlan | undefined): RawBuilder<unknown> {
+  const table = sql.table(`${p.subject}.${p.table}`);
+  const filter = (alias: string) => (p.entity === 'topic' ? topicFilter(p.subject, filters, alias) : episodeFilter(filters, alias));
+  const head = sql`SELECT ${p.subject}::text AS subject, ${p.entity}::text AS entity, x.id, ts_rank_cd(x.search, q.rank, ${sql.lit(RANK_NORMALISATION)}) AS rank`;
+  if (!plan) return sql`(${head} FROM ${table} x, q WHERE x.search @@ q.match AND ${filter('x')})`;
+  const terms = plan.terms.map((t) => sql`(brain.lexeme_query(${t.lexemes}::text[]), ${t.weight}::float8)`);
+  const excluded = q.exclusions.trim() === '' ? sql`` : sql` AND c.search @@ websearch_to_tsquery(q.cfg, ${q.exclusions})`;
+  // Stage one reads only the index and the heap row (no tsvector): each term's cards, scored by
+  // the weights of the terms they hold, newest first among equals. Stage two ranks the best.
+  return sql`(${head}
+      FROM (SELECT m.id FROM (VALUES ${sql.join(terms)}) w(term, weight)
+             CROSS JOIN LATERAL (SELECT c.id FROM ${table} c, q WHERE c.search @@ w.term${excluded} AND ${filter('c')}) m
+             GROUP BY m.id ORDER BY sum(w.weight) DESC, m.id DESC
+             LIMIT ${sql.lit(Math.max(limit, 50) * RERANK_FACTOR)}) best
+      JOIN ${table} x ON x.id = best.id
+     CROSS JOIN q)`;
+}
+
+async function rankParts(db: Db | Trx, parts: readonly Part[], q: TextQuery, filters: SearchFilters, limit: number, plans: ReadonlyMap<string, MatchPlan>): Promise<KeywordHit[]> {
+  const selects = parts.map((p) => partSelect(p, q, filters, limit, plans.get(partKey(p))));
   const rows = await sql<KeywordHit>`WITH ${queryCte(q)}
-    SELECT subject, entity, id, rank::float8 AS rank FROM (${sql.join(parts, sql` UNION ALL `)}) hits
+    SELECT subject, entity, id, rank::float8 AS rank FROM (${sql.join(selects, sql` UNION ALL `)}) hits
      ORDER BY rank DESC, subject, entity, id
      LIMIT ${limit}`.execute(db);
   return rows.rows.map((r) => ({ subject: r.subject, entity: r.entity, id: Number(r.id), rank: Number(r.rank) }));

@@ -14,7 +14,7 @@ import { parseInput, subjectRef, tag } from '../knowledge/schemas.js';
 import { readableSubjects } from '../knowledge/topics.js';
 import { estimateTokens, truncateToTokens } from './budget.js';
 import { KEYWORD_WEIGHT, reciprocalRankFusion, RRF_K } from './fusion.js';
-import { hasSearchableText, keywordSearch, type KeywordHit } from './keyword.js';
+import { hasSearchableText, keywordSearch, type KeywordHit, type KeywordResult } from './keyword.js';
 import { countPending } from './pending.js';
 import { cardDisplays, passageSnippet } from './snippets.js';
 import { parseTextQuery, type TextQuery } from './text-query.js';
@@ -84,6 +84,8 @@ export interface RankedSearch {
   textQuery: TextQuery;
   subjects: string[];
   keyword: KeywordHit[];
+  /** How the keyword side chose the rows it ranked (selectivity.ts); absent in semantic mode. */
+  keywordPlan?: Pick<KeywordResult, 'narrowed' | 'widened'>;
   vector: VectorHit[];
   fused: { ref: CardRef; score: number; matchedBy: MatchedBy; passage?: string }[];
   mode: SearchMode;
@@ -187,7 +189,7 @@ export async function rankedSearch(ctx: BrainContext, raw: SearchInput, deps: Se
 
   const wantVectors = input.mode !== 'keyword';
   const [keyword, semantic] = await Promise.all([
-    input.mode === 'semantic' ? Promise.resolve([] as KeywordHit[]) : keywordSearch(ctx.db, subjects, textQuery, filters, n),
+    input.mode === 'semantic' ? Promise.resolve(undefined) : keywordSearch(ctx.db, subjects, textQuery, filters, n),
     wantVectors ? semanticSide(ctx, subjects, input.query, filters, n, deps, warnings) : Promise.resolve(undefined),
   ]);
   let mode: SearchMode = input.mode;
@@ -201,7 +203,8 @@ export async function rankedSearch(ctx: BrainContext, raw: SearchInput, deps: Se
     pendingEmbeddings = semantic.pending;
   }
   // Semantic asked for but unavailable: keyword results rather than nothing.
-  const keywordList = mode === 'keyword' && input.mode === 'semantic' ? await keywordSearch(ctx.db, subjects, textQuery, filters, n) : keyword;
+  const keywordResult = mode === 'keyword' && input.mode === 'semantic' ? await keywordSearch(ctx.db, subjects, textQuery, filters, n) : keyword;
+  const keywordList = keywordResult?.hits ?? [];
   if (deps.embedderStatus?.state === 'degraded' && wantVectors) {
     warnings.push(`embedding is behind (${deps.embedderStatus.lastError ?? 'embedder unavailable'}); ${deps.embedderStatus.pending} card(s) of this subject are not embedded yet and can only be found by keyword`);
   }
@@ -221,7 +224,18 @@ export async function rankedSearch(ctx: BrainContext, raw: SearchInput, deps: Se
     }));
   }
   if (!hasSearchableText(textQuery) && mode === 'keyword') warnings.push('the query has no searchable words');
-  return { input, textQuery, subjects, keyword: keywordList, vector, fused, mode, warnings, pendingEmbeddings };
+  return {
+    input,
+    textQuery,
+    subjects,
+    keyword: keywordList,
+    ...(keywordResult ? { keywordPlan: { narrowed: keywordResult.narrowed, widened: keywordResult.widened } } : {}),
+    vector,
+    fused,
+    mode,
+    warnings,
+    pendingEmbeddings,
+  };
 }
 
 /** The vector list, or undefined (with a warning saying why) when semantic search cannot run. */

@@ -1,0 +1,61 @@
+// What pg_stats knows about the `search` column of each searched table: its estimated rows
+// and its most common lexemes with their frequencies (selectivity.ts plans with them).
+// Reading and unpacking them costs far more than a search may spend (about 10 ms a table on
+// a server), and they change only when the table is analysed, so they are cached per
+// database handle for STATS_TTL_MS. The read runs as the subject's role: pg_stats shows a
+// column's statistics only to a role that may read the column, so no subject learns the
+// vocabulary of another.
+import { sql } from 'kysely';
+import type { Db, Trx } from '../knowledge/context.js';
+import type { ColumnStats } from './selectivity.js';
+
+/** How long a table's statistics are reused before they are read again. */
+export const STATS_TTL_MS = 60_000;
+
+export interface SearchTable {
+  subject: string;
+  table: 'topics' | 'episodes';
+}
+
+const tableKey = (t: SearchTable) => `${t.subject}.${t.table}`;
+
+const NONE: ColumnStats = { rows: null, minFrequency: null, frequencies: new Map() };
+
+const cache = new WeakMap<object, Map<string, { at: number; stats: ColumnStats }>>();
+
+/** Statistics of each table's search column, keyed 'subject.table'; NONE-like where there are none. */
+export async function searchColumnStats(db: Db | Trx, tables: readonly SearchTable[], now = Date.now()): Promise<Map<string, ColumnStats>> {
+  let byTable = cache.get(db);
+  if (!byTable) cache.set(db, (byTable = new Map()));
+  const stale = tables.filter((t) => {
+    const hit = byTable.get(tableKey(t));
+    return !hit || now - hit.at > STATS_TTL_MS;
+  });
+  if (stale.length > 0) {
+    const rows = await sql<{ subject: string; tbl: string; rows: number | null; elems: string[] | null; freqs: number[] | null }>`
+      SELECT p.subject, p.tbl, c.reltuples::float8 AS rows,
+             s.most_common_elems::text::text[] AS elems, s.most_common_elem_freqs::float8[] AS freqs
+        FROM unnest(${stale.map((t) => t.subject)}::text[], ${stale.map((t) => t.table)}::text[]) p(subject, tbl)
+        LEFT JOIN pg_catalog.pg_class c ON c.oid = to_regclass(format('%I.%I', p.subject, p.tbl))
+        LEFT JOIN pg_catalog.pg_stats s ON s.schemaname = p.subject AND s.tablename = p.tbl AND s.attname = 'search'`.execute(db);
+    for (const r of rows.rows) byTable.set(`${r.subject}.${r.tbl}`, { at: now, stats: toColumnStats(r.rows, r.elems, r.freqs) });
+  }
+  return new Map(tables.map((t) => [tableKey(t), byTable.get(tableKey(t))?.stats ?? NONE]));
+}
+
+/** Forgets what was read through `db` (after an ANALYZE, for instance). */
+export function forgetSearchColumnStats(db: Db | Trx): void {
+  cache.delete(db);
+}
+
+/**
+ * pg_stats's element statistics: the elements, then their frequencies followed by the lowest
+ * and highest of those frequencies and the share of nulls (see pg_statistic, STATISTIC_KIND_MCELEM).
+ */
+function toColumnStats(rows: number | null, elems: string[] | null, freqs: number[] | null): ColumnStats {
+  const estimate = rows === null ? null : Number(rows);
+  if (!elems || !freqs || freqs.length < elems.length + 1) return { ...NONE, rows: estimate };
+  const frequencies = new Map<string, number>();
+  elems.forEach((e, i) => frequencies.set(e, Number(freqs[i])));
+  return { rows: estimate, minFrequency: Number(freqs[elems.length]), frequencies };
+}
