@@ -33,6 +33,7 @@ const env = z.object({
   OLLAMA_URL: z.string().url('must be a URL such as http://127.0.0.1:11434').optional(),
   BRAIN_OLLAMA_MODEL: z.string().min(1).optional(),
   BRAIN_PROPOSAL_TTL_MINUTES: z.coerce.number().int().min(1).max(60 * 24 * 30).optional(),
+  BRAIN_EMBEDDED_CACHE_MB: z.coerce.number().int().min(16).max(1024).optional(),
 });
 
 export interface RuntimeConfig {
@@ -46,6 +47,8 @@ export interface RuntimeConfig {
   readonly databaseUrl: string | undefined;
   /** Embedded mode: the PGlite data directory. */
   readonly dataDir: string;
+  /** Embedded mode: PGlite's page cache in MB; undefined sizes it from the data directory (db/embedded.ts). */
+  readonly embeddedCacheMb: number | undefined;
   /** Server mode, one subject per process: a file holding this subject role's password. */
   readonly dbPasswordFile: string | undefined;
   /** Where the MCP servers listen: 127.0.0.1 by default; 0.0.0.0 only inside a container. */
@@ -80,6 +83,7 @@ export function loadRuntimeConfig(source: NodeJS.ProcessEnv = process.env): Runt
     mode: e.BRAIN_DATABASE_URL ? 'server' : 'embedded',
     databaseUrl: e.BRAIN_DATABASE_URL,
     dataDir: join(home, 'data'),
+    embeddedCacheMb: e.BRAIN_EMBEDDED_CACHE_MB,
     dbPasswordFile: e.BRAIN_DB_PASSWORD_FILE,
     host: e.BRAIN_HOST ?? '127.0.0.1',
     allowedHosts: Object.freeze((e.BRAIN_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean)),

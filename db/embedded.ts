@@ -1,7 +1,8 @@
 // The embedded brain: PGlite (Postgres in WASM) in a data directory, for machines with no
 // Postgres server. One process holds every subject, but each transaction runs as the
 // subject's role (SET LOCAL ROLE), so Postgres still enforces the same grants.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync, type Dirent } from 'node:fs';
+import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { vector } from '@electric-sql/pglite-pgvector';
@@ -11,16 +12,40 @@ import { Mutex } from './mutex.js';
 const INT8 = 20;
 
 /**
- * PGlite's page cache. Its default (128 MB) is Postgres's, but here every page not in it is a
- * file read through the WASM file-system layer, and a brain of 100k cards has about 300 MB of
- * cards and full-text index and 300 MB of vector index: search reads scattered pages of
- * both. WASM memory is capped at 2 GB. (docs/retrieval.md has the measurements.)
+ * PGlite's page cache (shared_buffers), which it allocates in full at start: 128 MB (Postgres's
+ * default) costs about 300 MB of memory per open brain, 512 MB about 700 MB. A page not in it
+ * is a file read through the WASM file-system layer, and a brain of 100k cards holds about
+ * 300 MB of cards and full-text index and 300 MB of vector index, read at scattered pages by
+ * every search: there, 128 MB makes hybrid search about 1.8 times slower (docs/retrieval.md).
+ * So the cache follows the brain's size on disk, half of it, between these bounds.
  */
-export const DEFAULT_SHARED_BUFFERS_MB = 128;
+export const SHARED_BUFFERS_MB = { min: 128, max: 512 };
 
 export interface EmbeddedOptions {
-  /** shared_buffers in MB (16-1024). */
+  /** shared_buffers in MB; by default sized from the data directory (cacheSizeFor). */
   sharedBuffersMb?: number;
+}
+
+/** Half the relation files' size in MB, within SHARED_BUFFERS_MB. */
+export function cacheSizeFor(dir: string | undefined): number {
+  const bytes = dir ? directoryBytes(join(dir, 'base')) : 0;
+  return Math.min(SHARED_BUFFERS_MB.max, Math.max(SHARED_BUFFERS_MB.min, Math.ceil(bytes / 2 / 2 ** 20)));
+}
+
+function directoryBytes(dir: string): number {
+  let total = 0;
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return 0; // not created yet
+  }
+  for (const e of entries) {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) total += directoryBytes(path);
+    else if (e.isFile()) total += statSync(path).size;
+  }
+  return total;
 }
 
 export class EmbeddedDatabase {
@@ -32,7 +57,7 @@ export class EmbeddedDatabase {
   /** Opens (creating if needed) the brain in `dir`; `undefined` gives an in-memory brain for tests. */
   static async open(dir?: string, options: EmbeddedOptions = {}): Promise<EmbeddedDatabase> {
     if (dir) mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${options.sharedBuffersMb ?? DEFAULT_SHARED_BUFFERS_MB}MB`];
+    const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${options.sharedBuffersMb ?? cacheSizeFor(dir)}MB`];
     const pg = await PGlite.create(dir, { extensions: { vector, pg_trgm }, parsers: { [INT8]: (v: string) => Number(v) }, startParams });
     return new EmbeddedDatabase(pg);
   }

@@ -27,7 +27,7 @@ export async function openAdmin(rt: RuntimeConfig): Promise<AdminConnection> {
     mkdirSync(rt.home, { recursive: true, mode: 0o700 });
     const release = lockDataDir(join(rt.home, 'data.lock'));
     try {
-      const embedded = await EmbeddedDatabase.open(rt.dataDir);
+      const embedded = await EmbeddedDatabase.open(rt.dataDir, rt.embeddedCacheMb === undefined ? {} : { sharedBuffersMb: rt.embeddedCacheMb });
       return {
         session: pgliteSession(embedded.pg),
         embedded,

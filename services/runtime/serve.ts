@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { RuntimeConfig } from '../../config/runtime.js';
 import { findSubject, loadSubjects, type Subject } from '../../config/subjects.js';
+import { startEmbeddedMaintenance } from '../../db/embedded-maintenance.js';
 import { openAdmin, openSubject, runBootstrap } from '../../db/open.js';
 import { openEmbeddedSubjectDb, type SubjectDb } from '../../db/subject-db.js';
 import { chooseEmbedder, type EmbedderChoice } from './embedding.js';
@@ -73,6 +74,13 @@ export async function serveAll(rt: RuntimeConfig, logger: Logger): Promise<Runni
       const admin = await openAdmin(rt);
       closers.push(() => admin.close());
       await runBootstrap(rt, admin, cfg);
+      // PGlite has no autovacuum: without this its tables would never be analysed (db/embedded-maintenance.ts).
+      const maintenance = startEmbeddedMaintenance(admin.embedded!, {
+        onSteps: (steps) => logger.info({ steps }, 'embedded maintenance'),
+        onError: (err) => logger.warn({ err }, 'embedded maintenance failed; it will be tried again'),
+      });
+      closers.push(() => maintenance.stop());
+      void maintenance.runNow().catch(() => undefined);
       for (const subject of cfg.subjects) {
         const handle = openEmbeddedSubjectDb(admin.embedded!, subject);
         closers.push(() => handle.close());

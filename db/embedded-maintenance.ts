@@ -1,0 +1,119 @@
+// The embedded brain's autovacuum. PGlite runs no background workers, so nothing would ever
+// ANALYZE or VACUUM its tables: the planner would guess every row count, keyword search
+// would have no word frequencies to plan with (services/search/selectivity.ts), and the
+// full-text indexes' pending lists and dead rows would only grow. This does what
+// autovacuum does on a server, with the same default thresholds, as the superuser PGlite
+// runs as, between transactions (it holds the connection's lock).
+import type { EmbeddedDatabase } from './embedded.js';
+import { ident } from './sql.js';
+
+/** Postgres's autovacuum defaults: act on a table once this many rows (base + share of its size) changed. */
+export const ANALYZE_THRESHOLD = { base: 50, share: 0.1 };
+export const VACUUM_THRESHOLD = { base: 50, share: 0.2 };
+/** Inserts alone also call for a VACUUM (autovacuum_vacuum_insert_threshold / _scale_factor): it merges full-text pending lists. */
+export const VACUUM_INSERT_THRESHOLD = { base: 1000, share: 0.2 };
+
+export interface TableActivity {
+  schema: string;
+  table: string;
+  /** pg_class.reltuples: -1 when never analysed or vacuumed. */
+  reltuples: number;
+  liveRows: number;
+  deadRows: number;
+  modifiedSinceAnalyze: number;
+  insertedSinceVacuum: number;
+  /** Whether pg_statistic has anything for the table. */
+  hasStatistics: boolean;
+}
+
+export interface MaintenanceStep {
+  table: string;
+  action: 'analyze' | 'vacuum analyze';
+  ms: number;
+}
+
+const over = (t: { base: number; share: number }, rows: number, n: number) => n > t.base + t.share * Math.max(rows, 0);
+
+/** What a table needs, by autovacuum's rules (a table with rows but no statistics is analysed at once). */
+export function maintenanceFor(t: TableActivity): MaintenanceStep['action'] | undefined {
+  if (over(VACUUM_THRESHOLD, t.reltuples, t.deadRows) || over(VACUUM_INSERT_THRESHOLD, t.reltuples, t.insertedSinceVacuum)) return 'vacuum analyze';
+  if (over(ANALYZE_THRESHOLD, t.reltuples, t.modifiedSinceAnalyze) || (!t.hasStatistics && t.liveRows > 0)) return 'analyze';
+  return undefined;
+}
+
+async function activity(embedded: EmbeddedDatabase): Promise<TableActivity[]> {
+  // Activity counters reach the statistics views when the backend reports them, which a
+  // single-user PGlite does only when asked.
+  await embedded.pg.query('SELECT pg_stat_force_next_flush()');
+  const res = await embedded.pg.query<{ schema: string; tbl: string; reltuples: number; live: number; dead: number; mods: number; ins: number; stats: boolean }>(
+    `SELECT s.schemaname AS schema, s.relname AS tbl, c.reltuples::float8 AS reltuples,
+            s.n_live_tup::float8 AS live, s.n_dead_tup::float8 AS dead,
+            s.n_mod_since_analyze::float8 AS mods, s.n_ins_since_vacuum::float8 AS ins,
+            EXISTS (SELECT 1 FROM pg_statistic p WHERE p.starelid = s.relid) AS stats
+       FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+      WHERE s.schemaname IN (SELECT name FROM brain.subjects UNION ALL SELECT 'brain')
+      ORDER BY 1, 2`,
+  );
+  return res.rows.map((r) => ({
+    schema: r.schema,
+    table: r.tbl,
+    reltuples: Number(r.reltuples),
+    liveRows: Number(r.live),
+    deadRows: Number(r.dead),
+    modifiedSinceAnalyze: Number(r.mods),
+    insertedSinceVacuum: Number(r.ins),
+    hasStatistics: r.stats,
+  }));
+}
+
+/** One pass: every table that needs it is analysed or vacuumed. Returns what was done. */
+export async function maintainEmbedded(embedded: EmbeddedDatabase): Promise<MaintenanceStep[]> {
+  return embedded.lock.run(async () => {
+    const steps: MaintenanceStep[] = [];
+    for (const t of await activity(embedded)) {
+      const action = maintenanceFor(t);
+      if (!action) continue;
+      const name = `${ident(t.schema)}.${ident(t.table)}`;
+      const started = performance.now();
+      await embedded.pg.exec(`${action === 'analyze' ? 'ANALYZE' : 'VACUUM (ANALYZE)'} ${name}`);
+      steps.push({ table: `${t.schema}.${t.table}`, action, ms: Math.round(performance.now() - started) });
+    }
+    return steps;
+  });
+}
+
+export interface MaintenanceLoop {
+  /** Runs a pass now (after the current one, if any) and resolves with what it did. */
+  runNow(): Promise<MaintenanceStep[]>;
+  stop(): Promise<void>;
+}
+
+/** A pass every `intervalMs` (unref'd: it never keeps the process alive); errors go to `onError`. */
+export function startEmbeddedMaintenance(
+  embedded: EmbeddedDatabase,
+  opts: { intervalMs?: number; onSteps?: (steps: MaintenanceStep[]) => void; onError?: (error: unknown) => void } = {},
+): MaintenanceLoop {
+  let running: Promise<MaintenanceStep[]> = Promise.resolve([]);
+  let stopped = false;
+  const pass = (): Promise<MaintenanceStep[]> => {
+    running = running.then(
+      () => (stopped ? [] : maintainEmbedded(embedded)),
+      () => (stopped ? [] : maintainEmbedded(embedded)),
+    );
+    running.then(
+      (steps) => steps.length > 0 && opts.onSteps?.(steps),
+      (error: unknown) => opts.onError?.(error),
+    );
+    return running;
+  };
+  const timer = setInterval(() => void pass().catch(() => undefined), opts.intervalMs ?? 60_000);
+  timer.unref();
+  return {
+    runNow: pass,
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running.catch(() => undefined);
+    },
+  };
+}

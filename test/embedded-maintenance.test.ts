@@ -1,0 +1,109 @@
+// The embedded brain's autovacuum (db/embedded-maintenance.ts) on a real PGlite: what it
+// analyses and vacuums and when, that keyword search plans with what it leaves behind, and
+// how the page cache is sized from the data directory.
+import { mkdtempSync, rmSync, truncateSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootstrap } from '../db/bootstrap.js';
+import { cacheSizeFor, EmbeddedDatabase, SHARED_BUFFERS_MB } from '../db/embedded.js';
+import { maintainEmbedded, maintenanceFor, startEmbeddedMaintenance, type TableActivity } from '../db/embedded-maintenance.js';
+import { pgliteSession } from '../db/sql.js';
+import { openEmbeddedSubjectDb } from '../db/subject-db.js';
+import { createContext } from '../services/knowledge/context.js';
+import { rankedSearch } from '../services/search/search.js';
+import { DENY_LIST, KINDS, testSubjects } from './support/brains.js';
+
+describe('embedded maintenance', () => {
+  const config = testSubjects(['personal', 'homelab']);
+  let embedded: EmbeddedDatabase;
+  beforeAll(async () => {
+    embedded = await EmbeddedDatabase.open();
+    await bootstrap(pgliteSession(embedded.pg), { subjects: config, kinds: KINDS, denyList: DENY_LIST, secrets: null });
+  });
+  afterAll(() => embedded.close());
+
+  it('analyses the tables that changed, and then leaves them alone', async () => {
+    await embedded.pg.exec(
+      `INSERT INTO homelab.topics (slug, kind, title, body)
+       SELECT 'note/' || g, 'concept', 'Note ' || g, 'Server rack notes, card ' || g || '.' FROM generate_series(1, 700) g`,
+    );
+    const first = await maintainEmbedded(embedded);
+    expect(first.find((s) => s.table === 'homelab.topics')?.action).toBe('analyze');
+    expect(first.every((s) => s.ms >= 0)).toBe(true);
+    const stats = await embedded.pg.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_stats WHERE schemaname = 'homelab' AND tablename = 'topics' AND attname = 'search' AND most_common_elems IS NOT NULL",
+    );
+    expect(stats.rows[0]!.n).toBe(1);
+    // Nothing changed since: nothing to do.
+    expect(await maintainEmbedded(embedded)).toEqual([]);
+    // A few edits stay under the threshold (50 + 10% of the rows)...
+    await embedded.pg.exec("UPDATE homelab.topics SET body = body || ' Edited.' WHERE id IN (SELECT id FROM homelab.topics ORDER BY id LIMIT 20)");
+    expect((await maintainEmbedded(embedded)).map((s) => s.table)).not.toContain('homelab.topics');
+    // ...more do not, and so many dead rows call for a VACUUM.
+    await embedded.pg.exec("UPDATE homelab.topics SET body = body || ' Again.' WHERE id IN (SELECT id FROM homelab.topics ORDER BY id LIMIT 300)");
+    const again = await maintainEmbedded(embedded);
+    expect(again.find((s) => s.table === 'homelab.topics')?.action).toBe('vacuum analyze');
+  });
+
+  it('leaves keyword search statistics to plan with', async () => {
+    const homelab = config.subjects.find((s) => s.name === 'homelab')!;
+    const handle = openEmbeddedSubjectDb(embedded, homelab);
+    try {
+      const ctx = await createContext(homelab, handle.db);
+      const r = await rankedSearch(ctx, { query: 'server rack', mode: 'keyword', subject: 'homelab' });
+      expect(r.keywordPlan?.narrowed.has('homelab.topics')).toBe(true);
+      expect(r.keyword.length).toBeGreaterThan(0);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('runs on a timer and on demand, and stops cleanly', async () => {
+    const seen: string[] = [];
+    const loop = startEmbeddedMaintenance(embedded, { intervalMs: 3_600_000, onSteps: (steps) => seen.push(...steps.map((s) => s.table)) });
+    await embedded.pg.exec(
+      `INSERT INTO personal.topics (slug, kind, title, body)
+       SELECT 'note/' || g, 'concept', 'Note ' || g, 'A personal note, number ' || g || '.' FROM generate_series(1, 200) g`,
+    );
+    const steps = await loop.runNow();
+    expect(steps.map((s) => s.table)).toContain('personal.topics');
+    await loop.stop();
+    expect(seen).toContain('personal.topics');
+    expect(await loop.runNow()).toEqual([]); // stopped: does nothing
+  });
+});
+
+describe('maintenance thresholds', () => {
+  const table = (t: Partial<TableActivity>): TableActivity => ({
+    schema: 's', table: 't', reltuples: 10_000, liveRows: 10_000, deadRows: 0, modifiedSinceAnalyze: 0, insertedSinceVacuum: 0, hasStatistics: true, ...t,
+  });
+  it('follows autovacuum: analyse past 50 + 10% changed rows, vacuum past 50 + 20% dead or 1000 + 20% inserted', () => {
+    expect(maintenanceFor(table({}))).toBeUndefined();
+    expect(maintenanceFor(table({ modifiedSinceAnalyze: 1_050 }))).toBeUndefined();
+    expect(maintenanceFor(table({ modifiedSinceAnalyze: 1_051 }))).toBe('analyze');
+    expect(maintenanceFor(table({ deadRows: 2_051 }))).toBe('vacuum analyze');
+    expect(maintenanceFor(table({ insertedSinceVacuum: 3_001 }))).toBe('vacuum analyze');
+    expect(maintenanceFor(table({ hasStatistics: false }))).toBe('analyze');
+    expect(maintenanceFor(table({ hasStatistics: false, liveRows: 0, reltuples: -1 }))).toBeUndefined();
+  });
+});
+
+describe('embedded page cache size', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'brain-cache-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('is half the relation files, between the bounds', () => {
+    expect(cacheSizeFor(undefined)).toBe(SHARED_BUFFERS_MB.min);
+    expect(cacheSizeFor(join(dir, 'missing'))).toBe(SHARED_BUFFERS_MB.min);
+    mkdirSync(join(dir, 'base', '5'), { recursive: true });
+    writeFileSync(join(dir, 'base', '5', 'a'), '');
+    truncateSync(join(dir, 'base', '5', 'a'), 600 * 2 ** 20); // sparse: no real disk used
+    expect(cacheSizeFor(dir)).toBe(300);
+    truncateSync(join(dir, 'base', '5', 'a'), 4 * 2 ** 30);
+    expect(cacheSizeFor(dir)).toBe(SHARED_BUFFERS_MB.max);
+  });
+});
