@@ -4,6 +4,11 @@
 // full-text indexes' pending lists and dead rows would only grow. This does what
 // autovacuum does on a server, with the same default thresholds, as the superuser PGlite
 // runs as, between transactions (it holds the connection's lock).
+//
+// PGlite forgets its activity counters when it closes (pg_stat_user_tables starts from zero
+// on every open), so the counters only say what changed since this process opened the
+// brain. The first pass therefore analyses every table: statistics from before the restart
+// may be stale, and nothing else would tell. At 100k cards that pass takes a few seconds.
 import type { EmbeddedDatabase } from './embedded.js';
 import { ident } from './sql.js';
 
@@ -34,10 +39,13 @@ export interface MaintenanceStep {
 
 const over = (t: { base: number; share: number }, rows: number, n: number) => n > t.base + t.share * Math.max(rows, 0);
 
-/** What a table needs, by autovacuum's rules (a table with rows but no statistics is analysed at once). */
-export function maintenanceFor(t: TableActivity): MaintenanceStep['action'] | undefined {
+/**
+ * What a table needs, by autovacuum's rules (a table with rows but no statistics is analysed
+ * at once); on the first pass after opening, every table is analysed at least.
+ */
+export function maintenanceFor(t: TableActivity, firstPass = false): MaintenanceStep['action'] | undefined {
   if (over(VACUUM_THRESHOLD, t.reltuples, t.deadRows) || over(VACUUM_INSERT_THRESHOLD, t.reltuples, t.insertedSinceVacuum)) return 'vacuum analyze';
-  if (over(ANALYZE_THRESHOLD, t.reltuples, t.modifiedSinceAnalyze) || (!t.hasStatistics && t.liveRows > 0)) return 'analyze';
+  if (firstPass || over(ANALYZE_THRESHOLD, t.reltuples, t.modifiedSinceAnalyze) || (!t.hasStatistics && t.liveRows > 0)) return 'analyze';
   return undefined;
 }
 
@@ -66,12 +74,21 @@ async function activity(embedded: EmbeddedDatabase): Promise<TableActivity[]> {
   }));
 }
 
-/** One pass: every table that needs it is analysed or vacuumed. Returns what was done. */
-export async function maintainEmbedded(embedded: EmbeddedDatabase): Promise<MaintenanceStep[]> {
+/**
+ * One pass: every table that needs it is analysed or vacuumed (`firstPass`: every table is
+ * analysed), and the full-text indexes' pending lists are merged. Returns what was done.
+ */
+export async function maintainEmbedded(embedded: EmbeddedDatabase, opts: { firstPass?: boolean } = {}): Promise<MaintenanceStep[]> {
   return embedded.lock.run(async () => {
     const steps: MaintenanceStep[] = [];
+    // New rows of a GIN index wait in a pending list that every search scans; VACUUM merges it,
+    // and so does this, at a cost proportional to the list (nothing when it is empty).
+    await embedded.pg.query(
+      `SELECT gin_clean_pending_list(i.indexrelid) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
+        WHERE a.amname = 'gin' AND c.relnamespace IN (SELECT oid FROM pg_namespace WHERE nspname IN (SELECT name FROM brain.subjects))`,
+    );
     for (const t of await activity(embedded)) {
-      const action = maintenanceFor(t);
+      const action = maintenanceFor(t, opts.firstPass);
       if (!action) continue;
       const name = `${ident(t.schema)}.${ident(t.table)}`;
       const started = performance.now();
@@ -83,7 +100,7 @@ export async function maintainEmbedded(embedded: EmbeddedDatabase): Promise<Main
 }
 
 export interface MaintenanceLoop {
-  /** Runs a pass now (after the current one, if any) and resolves with what it did. */
+  /** Runs a pass now (after the current one, if any) and resolves with what it did. The first pass analyses every table. */
   runNow(): Promise<MaintenanceStep[]>;
   stop(): Promise<void>;
 }
@@ -95,11 +112,10 @@ export function startEmbeddedMaintenance(
 ): MaintenanceLoop {
   let running: Promise<MaintenanceStep[]> = Promise.resolve([]);
   let stopped = false;
+  let passes = 0;
+  const one = () => (stopped ? [] : maintainEmbedded(embedded, { firstPass: passes++ === 0 }));
   const pass = (): Promise<MaintenanceStep[]> => {
-    running = running.then(
-      () => (stopped ? [] : maintainEmbedded(embedded)),
-      () => (stopped ? [] : maintainEmbedded(embedded)),
-    );
+    running = running.then(one, one);
     running.then(
       (steps) => steps.length > 0 && opts.onSteps?.(steps),
       (error: unknown) => opts.onError?.(error),

@@ -1,5 +1,6 @@
 // A throwaway brain for the search benchmarks, built through the real bootstrap: PGlite in
-// memory, or a fresh database on a server given by admin URL (dropped afterwards).
+// memory or in a temporary data directory, or a fresh database on a server given by admin
+// URL (dropped afterwards).
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,7 @@ import { PACKAGE_ROOT } from '../../config/runtime.js';
 import { parseSubjects, type SubjectsConfig } from '../../config/subjects.js';
 import { bootstrap, type BootstrapReport } from '../../db/bootstrap.js';
 import { EmbeddedDatabase } from '../../db/embedded.js';
+import { maintainEmbedded } from '../../db/embedded-maintenance.js';
 import { SecretStore } from '../../db/secrets.js';
 import { pgliteSession, pgSession, type SqlSession } from '../../db/sql.js';
 import { openEmbeddedSubjectDb, openServerSubjectDb, type SubjectDb } from '../../db/subject-db.js';
@@ -21,6 +23,13 @@ export interface BenchBrain {
   admin: SqlSession;
   report: BootstrapReport;
   context(subject: string): Promise<BrainContext>;
+  /**
+   * As after loading a brain and starting it again: an embedded brain on disk is closed and
+   * reopened (its page cache sized from its files, as db/open.ts does) and maintained as its
+   * server would (db/embedded-maintenance.ts). Contexts taken before are closed. Returns what
+   * the brain runs with and how long maintenance took.
+   */
+  restart(): Promise<{ settings: string; maintenanceSeconds: number }>;
   close(): Promise<void>;
 }
 
@@ -32,12 +41,21 @@ function subjects(): SubjectsConfig {
 const kinds = () => loadKinds(join(PACKAGE_ROOT, 'kinds.yaml'));
 const denyList = () => loadDenyList(join(PACKAGE_ROOT, 'deny-list.yaml'));
 
-export async function embeddedBenchBrain(): Promise<BenchBrain> {
+/** Embedded: in memory, or with `onDisk` in a temporary data directory (removed on close). */
+export async function embeddedBenchBrain(opts: { onDisk?: boolean } = {}): Promise<BenchBrain> {
   const cfg = subjects();
-  const embedded = await EmbeddedDatabase.open();
-  const admin = pgliteSession(embedded.pg);
+  const dir = opts.onDisk ? mkdtempSync(join(tmpdir(), 'brain-bench-pglite-')) : undefined;
+  let embedded = await EmbeddedDatabase.open(dir);
+  const admin: SqlSession = {
+    // Always the current PGlite, across restarts.
+    query: (text, params) => pgliteSession(embedded.pg).query(text, params),
+    exec: (text) => pgliteSession(embedded.pg).exec(text),
+  };
   const report = await bootstrap(admin, { subjects: cfg, kinds: kinds(), denyList: denyList(), secrets: null });
   const handles: SubjectDb[] = [];
+  const closeHandles = async () => {
+    for (const h of handles.splice(0)) await h.close();
+  };
   return {
     label: 'embedded (PGlite)',
     admin,
@@ -47,9 +65,22 @@ export async function embeddedBenchBrain(): Promise<BenchBrain> {
       handles.push(h);
       return createContext(h.subject, h.db);
     },
+    async restart() {
+      await closeHandles();
+      if (dir) {
+        await embedded.close();
+        embedded = await EmbeddedDatabase.open(dir);
+      }
+      const started = performance.now();
+      await maintainEmbedded(embedded, { firstPass: true });
+      const maintenanceSeconds = (performance.now() - started) / 1000;
+      const cache = await embedded.pg.query<{ v: string }>("SELECT current_setting('shared_buffers') AS v");
+      return { settings: `shared_buffers ${cache.rows[0]!.v}${dir ? '' : ', in memory'}`, maintenanceSeconds };
+    },
     async close() {
-      for (const h of handles) await h.close();
+      await closeHandles();
       await embedded.close();
+      if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
@@ -73,6 +104,11 @@ export async function serverBenchBrain(adminUrl: string): Promise<BenchBrain> {
       const h = openServerSubjectDb({ host: url.hostname, port: Number(url.port || 5432), database }, s, secrets.read(s.role)!);
       handles.push(h);
       return createContext(h.subject, h.db);
+    },
+    async restart() {
+      // A server has its own autovacuum; the generator has analysed the tables already.
+      const cache = await admin.query<{ v: string }>("SELECT current_setting('shared_buffers') AS v");
+      return { settings: `shared_buffers ${cache[0]!.v}`, maintenanceSeconds: 0 };
     },
     async close() {
       for (const h of handles) await h.close();

@@ -5,7 +5,12 @@
 // missing they run keyword-only, and the report says so. Also prints embedding throughput
 // of each embedder. Numbers only, no assertions: speeds depend on the machine.
 //
-//   npm run build && node dist/bench/search/latency.js [--small] [--sizes 10000,100000] [--server postgres://... [--server-only]] [--ollama URL]
+// Measured as a running brain would be: the embedded brain lives in a data directory and is
+// restarted after the load (its page cache sized from its files, its tables maintained as its
+// server does); then `--warmup` questions of other words are asked before the timed ones, so
+// the timings are of a brain in use rather than of its first minute.
+//
+//   npm run build && node dist/bench/search/latency.js [--small] [--sizes 10000,100000] [--warmup N] [--server postgres://... [--server-only]] [--ollama URL]
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import type { Embedder } from '../../services/embeddings/embedder.js';
@@ -26,6 +31,8 @@ export interface LatencyRow {
   p50: number;
   p95: number;
   loadSeconds: number;
+  /** What the brain ran with (its page cache). */
+  settings: string;
 }
 
 export interface ThroughputRow {
@@ -41,6 +48,8 @@ export interface LatencyOptions {
   serverOnly?: boolean;
   ollama?: string | undefined;
   queries?: number;
+  /** Questions (of other words than the timed ones) asked first in each mode. */
+  warmup?: number;
   log?: (line: string) => void;
 }
 
@@ -48,10 +57,11 @@ export async function runLatency(opts: LatencyOptions = {}): Promise<{ rows: Lat
   const log = opts.log ?? console.log;
   const sizes = opts.sizes ?? (opts.small ? [300] : [10_000, 100_000]);
   const nQueries = opts.queries ?? (opts.small ? 10 : 60);
+  const nWarmup = opts.warmup ?? (opts.small ? 3 : 100);
   const vocab = new Vocabulary(opts.small ? 2_000 : 30_000);
   const embedder = new HashedEmbedder(512);
   const rows: LatencyRow[] = [];
-  const targets: { name: string; open: () => Promise<BenchBrain> }[] = opts.serverOnly && opts.server ? [] : [{ name: 'embedded', open: embeddedBenchBrain }];
+  const targets: { name: string; open: () => Promise<BenchBrain> }[] = opts.serverOnly && opts.server ? [] : [{ name: 'embedded', open: () => embeddedBenchBrain({ onDisk: true }) }];
   if (opts.server) targets.push({ name: 'server', open: () => serverBenchBrain(opts.server!) });
   for (const target of targets) {
     for (const topics of sizes) {
@@ -64,13 +74,19 @@ export async function runLatency(opts: LatencyOptions = {}): Promise<{ rows: Lat
         await generateSubject(brain.admin, 'homelab', vocab, { topics, episodes, vectors: vectors ? embedder : undefined, log });
         const loadSeconds = (performance.now() - t) / 1000;
         log(`    loaded in ${loadSeconds.toFixed(1)} s`);
+        const { settings, maintenanceSeconds } = await brain.restart();
+        log(`    restarted: ${settings}${maintenanceSeconds > 0 ? `; maintenance after the load took ${maintenanceSeconds.toFixed(1)} s` : ''}`);
         const ctx = await brain.context('homelab');
-        const r = rng(99);
         // Questions of 3-7 words drawn like the text: mostly common words, some rare.
-        const queries = Array.from({ length: nQueries }, () => vocab.sentence(r, 3 + Math.floor(r() * 5)));
+        const questions = (seed: number, n: number) => {
+          const r = rng(seed);
+          return Array.from({ length: n }, () => vocab.sentence(r, 3 + Math.floor(r() * 5)));
+        };
+        const queries = questions(99, nQueries);
+        const warmup = questions(1234, nWarmup);
         const status = { state: 'ok' as const, pending: 0, model: embedder.model, dims: embedder.dimensions };
         for (const mode of ['keyword', 'semantic', 'hybrid'] as const) {
-          for (const q of queries.slice(0, 3)) await search(ctx, { query: q, mode }, { embedder, embedderStatus: status }); // warm-up
+          for (const q of warmup) await search(ctx, { query: q, mode }, { embedder, embedderStatus: status });
           const ms: number[] = [];
           let used: SearchMode = mode;
           for (const q of queries) {
@@ -79,7 +95,7 @@ export async function runLatency(opts: LatencyOptions = {}): Promise<{ rows: Lat
             ms.push(performance.now() - s);
             used = res.mode;
           }
-          const row = { target: brain.label, topics, episodes, mode, modeUsed: used, p50: percentile(ms, 50), p95: percentile(ms, 95), loadSeconds };
+          const row = { target: brain.label, topics, episodes, mode, modeUsed: used, p50: percentile(ms, 50), p95: percentile(ms, 95), loadSeconds, settings };
           rows.push(row);
           log(`    ${mode.padEnd(8)} p50 ${row.p50.toFixed(1)} ms  p95 ${row.p95.toFixed(1)} ms${used !== mode ? `  (ran as ${used}: no pgvector)` : ''}`);
         }
@@ -113,6 +129,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       'server-only': { type: 'boolean', default: false },
       ollama: { type: 'string' },
       queries: { type: 'string' },
+      warmup: { type: 'string' },
     },
   });
   await runLatency({
@@ -122,5 +139,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     serverOnly: values['server-only'],
     ollama: values.ollama,
     ...(values.queries ? { queries: Number(values.queries) } : {}),
+    ...(values.warmup ? { warmup: Number(values.warmup) } : {}),
   });
 }
