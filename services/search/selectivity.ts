@@ -10,8 +10,9 @@
 // select a card (pairs). This is IDF by another name: a card that shares only the commonest
 // word of a question rarely answers it.
 //
-// Without statistics (a table never analysed) or under the budget nothing is left out, so a
-// small brain behaves exactly as plain any-word matching. A planned query that finds nothing
+// The cards the chosen words select are then scored cheaply and only the best ranked with
+// ts_rank_cd (keyword.ts). Without statistics (a table never analysed) or under RANK_ALL_ROWS
+// estimated matches nothing changes, so a small brain behaves exactly as plain any-word matching. A planned query that finds nothing
 // anywhere is run again unplanned (keyword.ts), so a question is never answered with nothing
 // while some card shares a word with it.
 
