@@ -95,7 +95,8 @@ export async function runRelevance(opts: { small?: boolean; embedder?: Embedder;
   }
 }
 
-async function slugsOf(admin: { query<R>(text: string, params?: readonly unknown[]): Promise<R[]> }, ids: number[]): Promise<string[]> {
+/** The slugs of homelab topics by id, in the order given. */
+export async function slugsOf(admin: { query<R>(text: string, params?: readonly unknown[]): Promise<R[]> }, ids: number[]): Promise<string[]> {
   if (ids.length === 0) return [];
   const rows = await admin.query<{ id: number; slug: string }>('SELECT id, slug FROM homelab.topics WHERE id = ANY($1::bigint[])', [ids]);
   const byId = new Map(rows.map((r) => [Number(r.id), r.slug]));

@@ -19,7 +19,7 @@ export interface SearchTable {
 
 const tableKey = (t: SearchTable) => `${t.subject}.${t.table}`;
 
-const NONE: ColumnStats = { rows: null, minFrequency: null, frequencies: new Map() };
+const NONE: ColumnStats = { rows: null, minFrequency: null, averageSize: null, frequencies: new Map() };
 
 const cache = new WeakMap<object, Map<string, { at: number; stats: ColumnStats }>>();
 
@@ -32,13 +32,13 @@ export async function searchColumnStats(db: Db | Trx, tables: readonly SearchTab
     return !hit || now - hit.at > STATS_TTL_MS;
   });
   if (stale.length > 0) {
-    const rows = await sql<{ subject: string; tbl: string; rows: number | null; elems: string[] | null; freqs: number[] | null }>`
-      SELECT p.subject, p.tbl, c.reltuples::float8 AS rows,
+    const rows = await sql<{ subject: string; tbl: string; rows: number | null; width: number | null; elems: string[] | null; freqs: number[] | null }>`
+      SELECT p.subject, p.tbl, c.reltuples::float8 AS rows, s.avg_width AS width,
              s.most_common_elems::text::text[] AS elems, s.most_common_elem_freqs::float8[] AS freqs
         FROM unnest(${stale.map((t) => t.subject)}::text[], ${stale.map((t) => t.table)}::text[]) p(subject, tbl)
         LEFT JOIN pg_catalog.pg_class c ON c.oid = to_regclass(format('%I.%I', p.subject, p.tbl))
         LEFT JOIN pg_catalog.pg_stats s ON s.schemaname = p.subject AND s.tablename = p.tbl AND s.attname = 'search'`.execute(db);
-    for (const r of rows.rows) byTable.set(`${r.subject}.${r.tbl}`, { at: now, stats: toColumnStats(r.rows, r.elems, r.freqs) });
+    for (const r of rows.rows) byTable.set(`${r.subject}.${r.tbl}`, { at: now, stats: toColumnStats(r.rows, r.width, r.elems, r.freqs) });
   }
   return new Map(tables.map((t) => [tableKey(t), byTable.get(tableKey(t))?.stats ?? NONE]));
 }
@@ -52,10 +52,10 @@ export function forgetSearchColumnStats(db: Db | Trx): void {
  * pg_stats's element statistics: the elements, then their frequencies followed by the lowest
  * and highest of those frequencies and the share of nulls (see pg_statistic, STATISTIC_KIND_MCELEM).
  */
-function toColumnStats(rows: number | null, elems: string[] | null, freqs: number[] | null): ColumnStats {
+function toColumnStats(rows: number | null, width: number | null, elems: string[] | null, freqs: number[] | null): ColumnStats {
   const estimate = rows === null ? null : Number(rows);
   if (!elems || !freqs || freqs.length < elems.length + 1) return { ...NONE, rows: estimate };
   const frequencies = new Map<string, number>();
   elems.forEach((e, i) => frequencies.set(e, Number(freqs[i])));
-  return { rows: estimate, minFrequency: Number(freqs[elems.length]), frequencies };
+  return { rows: estimate, minFrequency: Number(freqs[elems.length]), averageSize: width === null ? null : Number(width), frequencies };
 }

@@ -6,7 +6,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db, Trx } from '../knowledge/context.js';
 import { searchColumnStats } from './column-stats.js';
-import { planMatch, RANK_ALL_ROWS, type MatchPlan } from './selectivity.js';
+import { DEFAULT_PLAN_LIMITS, planMatch, type MatchPlan, type PlanLimits } from './selectivity.js';
 import { episodeFilter, topicFilter, wantsEpisodes } from './sql-filters.js';
 import type { TextQuery } from './text-query.js';
 import type { CardRef, Entity, SearchFilters } from './types.js';
@@ -57,59 +57,68 @@ function partsOf(subjects: readonly string[], filters: SearchFilters): Part[] {
   return parts;
 }
 
-export async function keywordSearch(db: Db | Trx, subjects: readonly string[], q: TextQuery, filters: SearchFilters, limit: number): Promise<KeywordResult> {
+export async function keywordSearch(
+  db: Db | Trx,
+  subjects: readonly string[],
+  q: TextQuery,
+  filters: SearchFilters,
+  limit: number,
+  limits: PlanLimits = DEFAULT_PLAN_LIMITS,
+): Promise<KeywordResult> {
   const parts = partsOf(subjects, filters);
   const none: KeywordResult = { hits: [], narrowed: new Map(), widened: false };
   if (!hasSearchableText(q) || parts.length === 0) return none;
   // Quoted phrases are required, so they already select few rows: only plain words are narrowed.
-  const narrowed = q.phrases.trim() === '' ? await planParts(db, parts, q.words) : new Map<string, MatchPlan>();
-  const hits = await rankParts(db, parts, q, filters, limit, narrowed);
+  const narrowed = q.phrases.trim() === '' ? await planParts(db, parts, q.words, limits) : new Map<string, MatchPlan>();
+  const hits = await rankParts(db, parts, q, filters, limit, narrowed, limits);
   if (hits.length > 0 || narrowed.size === 0) return { hits, narrowed, widened: false };
-  return { hits: await rankParts(db, parts, q, filters, limit, new Map()), narrowed, widened: true };
+  return { hits: await rankParts(db, parts, q, filters, limit, new Map(), limits), narrowed, widened: true };
 }
 
 /** The plan of each table that needs one: pg_stats (cached) first, the query's lexemes only if some table has statistics. */
-async function planParts(db: Db | Trx, parts: readonly Part[], words: string): Promise<Map<string, MatchPlan>> {
+async function planParts(db: Db | Trx, parts: readonly Part[], words: string, limits: PlanLimits): Promise<Map<string, MatchPlan>> {
   const plans = new Map<string, MatchPlan>();
+  if (limits.rankAll === Infinity) return plans;
   const stats = await searchColumnStats(db, parts);
-  const planned = parts.filter((p) => (stats.get(partKey(p))?.rows ?? 0) > RANK_ALL_ROWS);
+  const planned = parts.filter((p) => (stats.get(partKey(p))?.rows ?? 0) > limits.rankAll);
   if (planned.length === 0) return plans;
   const { rows } = await sql<{ lexemes: string[] | null }>`SELECT brain.query_lexemes(brain.text_search_config(), ${words}) AS lexemes`.execute(db);
   const lexemes = rows[0]?.lexemes ?? [];
   for (const p of planned) {
-    const plan = planMatch(lexemes, stats.get(partKey(p))!);
+    const plan = planMatch(lexemes, stats.get(partKey(p))!, limits);
     if (plan) plans.set(partKey(p), plan);
   }
   return plans;
 }
 
-/**
- * How many of a narrowed table's selected cards are ranked with ts_rank_cd, as a multiple of
- * the rows asked for: the best by summed term weight (a cheap, index-only score) go on.
- */
-export const RERANK_FACTOR = 4;
-
 /** One table's SELECT: every match ranked, or (narrowed) the best-weighted candidates ranked. */
-function partSelect(p: Part, q: TextQuery, filters: SearchFilters, limit: number, plan: MatchPlan | undefined): RawBuilder<unknown> {
+/** BM25's term-saturation and length-normalisation constants (the usual values). */
+const BM25_K1 = 1.2;
+const BM25_B = 0.75;
+
+function partSelect(p: Part, q: TextQuery, filters: SearchFilters, limit: number, plan: MatchPlan | undefined, limits: PlanLimits): RawBuilder<unknown> {
   const table = sql.table(`${p.subject}.${p.table}`);
   const filter = (alias: string) => (p.entity === 'topic' ? topicFilter(p.subject, filters, alias) : episodeFilter(filters, alias));
   const head = sql`SELECT ${p.subject}::text AS subject, ${p.entity}::text AS entity, x.id, ts_rank_cd(x.search, q.rank, ${sql.lit(RANK_NORMALISATION)}) AS rank`;
   if (!plan) return sql`(${head} FROM ${table} x, q WHERE x.search @@ q.match AND ${filter('x')})`;
   const terms = plan.terms.map((t) => sql`(brain.lexeme_query(${t.lexemes}::text[]), ${t.weight}::float8)`);
   const excluded = q.exclusions.trim() === '' ? sql`` : sql` AND c.search @@ websearch_to_tsquery(q.cfg, ${q.exclusions})`;
-  // Stage one reads only the index and the heap row (no tsvector): each term's cards, scored by
-  // the weights of the terms they hold, newest first among equals. Stage two ranks the best.
+  // Stage one reads only the index and the heap row, never the tsvector itself: each term's
+  // cards, scored like BM25 with one occurrence per term (the weights of the terms a card holds,
+  // damped by its size against the average: pg_column_size reads the stored length only), newest
+  // first among equals. Stage two ranks the best with every word of the question.
+  const norm = sql`(1 + ${sql.lit(BM25_K1)} * (${sql.lit(1 - BM25_B)} + ${sql.lit(BM25_B)} * m.size / ${sql.lit(plan.averageSize)}::float8))`;
   return sql`(${head}
       FROM (SELECT m.id FROM (VALUES ${sql.join(terms)}) w(term, weight)
-             CROSS JOIN LATERAL (SELECT c.id FROM ${table} c, q WHERE c.search @@ w.term${excluded} AND ${filter('c')}) m
-             GROUP BY m.id ORDER BY sum(w.weight) DESC, m.id DESC
-             LIMIT ${sql.lit(Math.max(limit, 50) * RERANK_FACTOR)}) best
+             CROSS JOIN LATERAL (SELECT c.id, pg_column_size(c.search) AS size FROM ${table} c, q WHERE c.search @@ w.term${excluded} AND ${filter('c')}) m
+             GROUP BY m.id, m.size ORDER BY sum(w.weight) / ${norm} DESC, m.id DESC
+             LIMIT ${sql.lit(Math.max(limit, 50) * limits.rerankFactor)}) best
       JOIN ${table} x ON x.id = best.id
      CROSS JOIN q)`;
 }
 
-async function rankParts(db: Db | Trx, parts: readonly Part[], q: TextQuery, filters: SearchFilters, limit: number, plans: ReadonlyMap<string, MatchPlan>): Promise<KeywordHit[]> {
-  const selects = parts.map((p) => partSelect(p, q, filters, limit, plans.get(partKey(p))));
+async function rankParts(db: Db | Trx, parts: readonly Part[], q: TextQuery, filters: SearchFilters, limit: number, plans: ReadonlyMap<string, MatchPlan>, limits: PlanLimits): Promise<KeywordHit[]> {
+  const selects = parts.map((p) => partSelect(p, q, filters, limit, plans.get(partKey(p)), limits));
   const rows = await sql<KeywordHit>`WITH ${queryCte(q)}
     SELECT subject, entity, id, rank::float8 AS rank FROM (${sql.join(selects, sql` UNION ALL `)}) hits
      ORDER BY rank DESC, subject, entity, id

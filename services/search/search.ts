@@ -17,6 +17,7 @@ import { KEYWORD_WEIGHT, reciprocalRankFusion, RRF_K } from './fusion.js';
 import { hasSearchableText, keywordSearch, type KeywordHit, type KeywordResult } from './keyword.js';
 import { countPending } from './pending.js';
 import { cardDisplays, passageSnippet } from './snippets.js';
+import type { PlanLimits } from './selectivity.js';
 import { parseTextQuery, type TextQuery } from './text-query.js';
 import { cardKey, type CardRef, type Entity, type SearchFilters } from './types.js';
 import { subjectsWithVectors, vectorSearch, type VectorHit } from './vectors.js';
@@ -47,6 +48,8 @@ export interface SearchDeps {
   embedderStatus?: EmbedStatus | undefined;
   /** How long to wait for the query embedding before giving up on the semantic side. */
   queryEmbedTimeoutMs?: number;
+  /** How keyword search plans big tables (selectivity.ts); the benchmarks compare it with never planning. */
+  keywordPlanLimits?: PlanLimits;
 }
 
 export type MatchedBy = 'keyword' | 'vector' | 'both';
@@ -189,7 +192,7 @@ export async function rankedSearch(ctx: BrainContext, raw: SearchInput, deps: Se
 
   const wantVectors = input.mode !== 'keyword';
   const [keyword, semantic] = await Promise.all([
-    input.mode === 'semantic' ? Promise.resolve(undefined) : keywordSearch(ctx.db, subjects, textQuery, filters, n),
+    input.mode === 'semantic' ? Promise.resolve(undefined) : keywordSearch(ctx.db, subjects, textQuery, filters, n, deps.keywordPlanLimits),
     wantVectors ? semanticSide(ctx, subjects, input.query, filters, n, deps, warnings) : Promise.resolve(undefined),
   ]);
   let mode: SearchMode = input.mode;
@@ -203,7 +206,7 @@ export async function rankedSearch(ctx: BrainContext, raw: SearchInput, deps: Se
     pendingEmbeddings = semantic.pending;
   }
   // Semantic asked for but unavailable: keyword results rather than nothing.
-  const keywordResult = mode === 'keyword' && input.mode === 'semantic' ? await keywordSearch(ctx.db, subjects, textQuery, filters, n) : keyword;
+  const keywordResult = mode === 'keyword' && input.mode === 'semantic' ? await keywordSearch(ctx.db, subjects, textQuery, filters, n, deps.keywordPlanLimits) : keyword;
   const keywordList = keywordResult?.hits ?? [];
   if (deps.embedderStatus?.state === 'degraded' && wantVectors) {
     warnings.push(`embedding is behind (${deps.embedderStatus.lastError ?? 'embedder unavailable'}); ${deps.embedderStatus.pending} card(s) of this subject are not embedded yet and can only be found by keyword`);

@@ -24,6 +24,8 @@ export interface ColumnStats {
   frequencies: ReadonlyMap<string, number>;
   /** The lowest frequency that list keeps: every lexeme missing from it is rarer. Null without statistics. */
   minFrequency: number | null;
+  /** The column's average stored size in bytes (pg_stats.avg_width); null without statistics. */
+  averageSize: number | null;
 }
 
 /** One way a card can be selected: holding every lexeme of the term. */
@@ -39,6 +41,8 @@ export interface MatchTerm {
  */
 export interface MatchPlan {
   terms: MatchTerm[];
+  /** The column's average stored size, against which a card's size normalises its score (BM25's b). */
+  averageSize: number;
   /** Lexemes that select nothing by themselves (they still rank). */
   dropped: string[];
   /** Estimated rows the terms select (before other filters). */
@@ -63,15 +67,26 @@ export const MATCH_ROW_BUDGET = 5_000;
 const MAX_PAIRS = 10;
 
 export interface PlanLimits {
+  /** Estimated matches under which a table is not planned (Infinity: never plan). */
   rankAll: number;
+  /** Estimated rows a plan may select. */
   budget: number;
+  /**
+   * How many of a planned table's selected cards go on to ts_rank_cd, as a multiple of the
+   * rows asked for (at least 50): the best by summed term weight (the cheap first stage).
+   */
+  rerankFactor: number;
 }
+
+export const RERANK_FACTOR = 10;
+
+export const DEFAULT_PLAN_LIMITS: PlanLimits = Object.freeze({ rankAll: RANK_ALL_ROWS, budget: MATCH_ROW_BUDGET, rerankFactor: RERANK_FACTOR });
 
 /**
  * The plan for `lexemes` on a column with `stats`, or undefined when every lexeme should
  * select and be ranked as it is (no statistics, or few enough matches to rank them all).
  */
-export function planMatch(lexemes: readonly string[], stats: ColumnStats, limits: PlanLimits = { rankAll: RANK_ALL_ROWS, budget: MATCH_ROW_BUDGET }): MatchPlan | undefined {
+export function planMatch(lexemes: readonly string[], stats: ColumnStats, limits: PlanLimits = DEFAULT_PLAN_LIMITS): MatchPlan | undefined {
   const { rows, minFrequency } = stats;
   const { budget } = limits;
   if (lexemes.length === 0 || rows === null || !(rows > 0) || minFrequency === null) return undefined;
@@ -109,7 +124,8 @@ export function planMatch(lexemes: readonly string[], stats: ColumnStats, limits
     used += rows * p.share;
     taken++;
   }
-  if (terms.length > 0) return { terms, dropped, estimatedRows: Math.round(used) };
+  const averageSize = stats.averageSize && stats.averageSize > 0 ? stats.averageSize : 1;
+  if (terms.length > 0) return { terms, averageSize, dropped, estimatedRows: Math.round(used) };
 
   // Every word is common, even two at a time: require the rarest ones together, as few as fit.
   const allOf: string[] = [];
@@ -121,6 +137,7 @@ export function planMatch(lexemes: readonly string[], stats: ColumnStats, limits
   }
   return {
     terms: [{ lexemes: allOf, weight: allOf.reduce((w, l) => w + idf(frequency(l)), 0) }],
+    averageSize,
     dropped: byRarity.filter((l) => !allOf.includes(l)),
     estimatedRows: Math.round(rows * share),
   };

@@ -4,11 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { planMatch, type ColumnStats } from '../../services/search/selectivity.js';
 
 const stats = (rows: number | null, frequencies: Record<string, number>, minFrequency: number | null = 0.01): ColumnStats => ({
+  averageSize: 1000,
   rows,
   minFrequency,
   frequencies: new Map(Object.entries(frequencies)),
 });
-const limits = { rankAll: 400, budget: 5_000 };
+const limits = { rankAll: 400, budget: 5_000, rerankFactor: 10 };
 
 describe('planMatch', () => {
   it('leaves a table alone without statistics, without words, or when every match can be ranked', () => {
