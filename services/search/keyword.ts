@@ -91,11 +91,11 @@ async function planParts(db: Db | Trx, parts: readonly Part[], words: string, li
   return plans;
 }
 
-/** One table's SELECT: every match ranked, or (narrowed) the best-weighted candidates ranked. */
 /** BM25's term-saturation and length-normalisation constants (the usual values). */
 const BM25_K1 = 1.2;
 const BM25_B = 0.75;
 
+/** One table's SELECT: every match ranked, or (planned) the best-scored candidates ranked. */
 function partSelect(p: Part, q: TextQuery, filters: SearchFilters, limit: number, plan: MatchPlan | undefined, limits: PlanLimits): RawBuilder<unknown> {
   const table = sql.table(`${p.subject}.${p.table}`);
   const filter = (alias: string) => (p.entity === 'topic' ? topicFilter(p.subject, filters, alias) : episodeFilter(filters, alias));

@@ -2,6 +2,7 @@
 // scripts and never asserted; what is checked here is that each measures what it says.
 import { expect, inject, it } from 'vitest';
 import { runLatency } from '../../bench/search/latency.js';
+import { runPlannerQuality } from '../../bench/search/planner-quality.js';
 import { ndcgAt, percentile, recallAt } from '../../bench/search/metrics.js';
 import { runRelevance } from '../../bench/search/relevance.js';
 import { CARDS, QUERIES } from '../../bench/search/relevance-set.js';
@@ -67,5 +68,22 @@ describe('search benchmarks at tiny size', () => {
     }
     for (const r of rows) expect(r.p95).toBeGreaterThanOrEqual(r.p50);
     expect(throughput.map((t) => t.embedder)).toEqual(['offline use-lite-512', 'hashed-bow-512 (synthetic)']);
+  }, 180_000);
+
+  it('planner quality hides the relevance set among distractors and compares planned with never planned', async () => {
+    const lines: string[] = [];
+    // 1,500 distractors of the set's own words: enough matches that every question is planned.
+    const report = await runPlannerQuality({ small: true, details: true, log: (l) => lines.push(l) });
+    expect(report.distractors).toBe(1_500);
+    const planned = report.rows.find((r) => r.variant === 'planned')!;
+    const never = report.rows.find((r) => r.variant === 'never planned')!;
+    expect(never.planned).toBe(0);
+    expect(planned.planned).toBeGreaterThan(report.questions / 2);
+    for (const r of report.rows) {
+      expect(r.recallAt5).toBeGreaterThan(0);
+      expect(r.recallAt5).toBeLessThanOrEqual(1);
+      expect(r.p95).toBeGreaterThanOrEqual(r.p50);
+    }
+    expect(lines.some((l) => l.startsWith("  first relevant card's rank"))).toBe(true);
   }, 180_000);
 });
