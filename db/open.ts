@@ -65,6 +65,8 @@ export async function runBootstrap(rt: RuntimeConfig, admin: AdminConnection, su
 export interface SubjectConnection {
   readonly subject: Subject;
   readonly handle: SubjectDb;
+  /** Embedded mode: the open PGlite (for its maintenance while serving). */
+  readonly embedded?: EmbeddedDatabase;
   close(): Promise<void>;
 }
 
@@ -99,6 +101,7 @@ export async function openSubject(rt: RuntimeConfig, name: string): Promise<Subj
   return {
     subject,
     handle,
+    embedded: admin.embedded!,
     async close() {
       await handle.close();
       await admin.close();

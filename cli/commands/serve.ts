@@ -6,7 +6,7 @@ import { createContext } from '../../services/knowledge/index.js';
 import { createBrainServer } from '../../services/mcp/server.js';
 import { createLogger } from '../../services/runtime/logger.js';
 import { chooseEmbedder, subjectServices } from '../../services/runtime/embedding.js';
-import { closeOnSignals, serveOne } from '../../services/runtime/serve.js';
+import { closeOnSignals, maintainWhileServing, serveOne } from '../../services/runtime/serve.js';
 import { CliError, parse } from '../output.js';
 import type { Command } from './index.js';
 
@@ -24,6 +24,7 @@ export const serve: Command = {
       // stdout carries the protocol: logs go to stderr.
       const logger = pino({ name: 'claude-brain', level: process.env.BRAIN_LOG_LEVEL ?? 'warn' }, pino.destination(2));
       const conn = await openSubject(rt, name);
+      const stopMaintenance = conn.embedded ? maintainWhileServing(conn.embedded, logger) : async () => undefined;
       const ctx = await createContext(conn.subject, conn.handle.db);
       const { services, embedding } = subjectServices(ctx, await chooseEmbedder(rt), logger, rt.proposalTtlMinutes);
       const server = createBrainServer({ ctx, services, logError: (error) => logger.error({ err: error }, 'tool failed') });
@@ -35,6 +36,7 @@ export const serve: Command = {
       });
       await server.close();
       await embedding.stop();
+      await stopMaintenance();
       await conn.close();
       return 0;
     }

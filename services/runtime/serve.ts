@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { RuntimeConfig } from '../../config/runtime.js';
 import { findSubject, loadSubjects, type Subject } from '../../config/subjects.js';
+import type { EmbeddedDatabase } from '../../db/embedded.js';
 import { startEmbeddedMaintenance } from '../../db/embedded-maintenance.js';
 import { openAdmin, openSubject, runBootstrap } from '../../db/open.js';
 import { openEmbeddedSubjectDb, type SubjectDb } from '../../db/subject-db.js';
@@ -38,9 +39,23 @@ async function start(rt: RuntimeConfig, subject: Subject, handle: SubjectDb, log
   });
 }
 
+/**
+ * PGlite has no autovacuum: without this its tables would never be analysed
+ * (db/embedded-maintenance.ts). Starts at once with a pass over every table; returns its stop.
+ */
+export function maintainWhileServing(embedded: EmbeddedDatabase, logger: Logger): () => Promise<void> {
+  const maintenance = startEmbeddedMaintenance(embedded, {
+    onSteps: (steps) => logger.info({ steps }, 'embedded maintenance'),
+    onError: (err) => logger.warn({ err }, 'embedded maintenance failed; it will be tried again'),
+  });
+  void maintenance.runNow().catch(() => undefined);
+  return () => maintenance.stop();
+}
+
 /** One subject, with only that subject's credentials. */
 export async function serveOne(rt: RuntimeConfig, name: string, logger: Logger, port?: number): Promise<RunningBrain> {
   const conn = await openSubject(rt, name);
+  const stopMaintenance = conn.embedded ? maintainWhileServing(conn.embedded, logger) : async () => undefined;
   try {
     const embedder = await chooseEmbedder(rt);
     logger.info({ embedder: embedder.reason }, 'embedder');
@@ -49,10 +64,12 @@ export async function serveOne(rt: RuntimeConfig, name: string, logger: Logger, 
       servers: [server],
       async close() {
         await server.close();
+        await stopMaintenance();
         await conn.close();
       },
     };
   } catch (error) {
+    await stopMaintenance();
     await conn.close();
     throw error;
   }
@@ -74,13 +91,7 @@ export async function serveAll(rt: RuntimeConfig, logger: Logger): Promise<Runni
       const admin = await openAdmin(rt);
       closers.push(() => admin.close());
       await runBootstrap(rt, admin, cfg);
-      // PGlite has no autovacuum: without this its tables would never be analysed (db/embedded-maintenance.ts).
-      const maintenance = startEmbeddedMaintenance(admin.embedded!, {
-        onSteps: (steps) => logger.info({ steps }, 'embedded maintenance'),
-        onError: (err) => logger.warn({ err }, 'embedded maintenance failed; it will be tried again'),
-      });
-      closers.push(() => maintenance.stop());
-      void maintenance.runNow().catch(() => undefined);
+      closers.push(maintainWhileServing(admin.embedded!, logger));
       for (const subject of cfg.subjects) {
         const handle = openEmbeddedSubjectDb(admin.embedded!, subject);
         closers.push(() => handle.close());

@@ -43,11 +43,6 @@ export async function searchColumnStats(db: Db | Trx, tables: readonly SearchTab
   return new Map(tables.map((t) => [tableKey(t), byTable.get(tableKey(t))?.stats ?? NONE]));
 }
 
-/** Forgets what was read through `db` (after an ANALYZE, for instance). */
-export function forgetSearchColumnStats(db: Db | Trx): void {
-  cache.delete(db);
-}
-
 /**
  * pg_stats's element statistics: the elements, then their frequencies followed by the lowest
  * and highest of those frequencies and the share of nulls (see pg_statistic, STATISTIC_KIND_MCELEM).

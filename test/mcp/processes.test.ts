@@ -80,7 +80,8 @@ describe('[pglite] brain up: the embedded brain as a real process', () => {
     await db.pg.exec("INSERT INTO homelab.topics (slug, kind, title) VALUES ('env/nas', 'environment', 'NAS')");
     await db.close();
 
-    let proc = await startProcess(['up'], env, /Stop with Ctrl-C/);
+    // At info level, so that its maintenance pass is logged (`up` logs warnings only by default).
+    let proc = await startProcess(['up'], { ...env, BRAIN_LOG_LEVEL: 'info' }, /Stop with Ctrl-C/);
     children.push(proc.child);
     expect(proc.output()).toContain(`brain-homelab http://127.0.0.1:${ports[1]}/mcp`);
     let client = await connectClient(`http://127.0.0.1:${ports[1]}/mcp`);
@@ -91,6 +92,10 @@ describe('[pglite] brain up: the embedded brain as a real process', () => {
     expect(text(await personal.callTool({ name: 'get', arguments: { slug: 'env/nas' } }))).toContain('not_found');
     await personal.close();
     await client.close();
+    // PGlite has no autovacuum: the serving process analyses every table once at start.
+    const first = proc;
+    const maintained = () => first.output().split('\n').some((l) => l.includes('"msg":"embedded maintenance"') && l.includes('"table":"homelab.topics"'));
+    await expect.poll(maintained, { timeout: 60_000 }).toBe(true);
     expect(await stop(proc.child)).toBe(0);
 
     proc = await startProcess(['up'], env, /Stop with Ctrl-C/);
