@@ -72,7 +72,9 @@ export async function keywordSearch(
   const narrowed = q.phrases.trim() === '' ? await planParts(db, parts, q.words, limits) : new Map<string, MatchPlan>();
   const hits = await rankParts(db, parts, q, filters, limit, narrowed, limits);
   if (hits.length > 0 || narrowed.size === 0) return { hits, narrowed, widened: false };
-  return { hits: await rankParts(db, parts, q, filters, limit, new Map(), limits), narrowed, widened: true };
+  // Nothing anywhere: the tables ranked as they were found nothing already; only the planned ones run again, unplanned.
+  const planned = parts.filter((p) => narrowed.has(partKey(p)));
+  return { hits: await rankParts(db, planned, q, filters, limit, new Map(), limits), narrowed, widened: true };
 }
 
 /** The plan of each table that needs one: pg_stats (cached) first, the query's lexemes only if some table has statistics. */

@@ -191,8 +191,9 @@ export async function rankedSearch(ctx: BrainContext, raw: SearchInput, deps: Se
   const n = depth(input.limit);
 
   const wantVectors = input.mode !== 'keyword';
+  const keywordSide = () => keywordSearch(ctx.db, subjects, textQuery, filters, n, deps.keywordPlanLimits);
   const [keyword, semantic] = await Promise.all([
-    input.mode === 'semantic' ? Promise.resolve(undefined) : keywordSearch(ctx.db, subjects, textQuery, filters, n, deps.keywordPlanLimits),
+    input.mode === 'semantic' ? Promise.resolve(undefined) : keywordSide(),
     wantVectors ? semanticSide(ctx, subjects, input.query, filters, n, deps, warnings) : Promise.resolve(undefined),
   ]);
   let mode: SearchMode = input.mode;
@@ -206,7 +207,7 @@ export async function rankedSearch(ctx: BrainContext, raw: SearchInput, deps: Se
     pendingEmbeddings = semantic.pending;
   }
   // Semantic asked for but unavailable: keyword results rather than nothing.
-  const keywordResult = mode === 'keyword' && input.mode === 'semantic' ? await keywordSearch(ctx.db, subjects, textQuery, filters, n, deps.keywordPlanLimits) : keyword;
+  const keywordResult = mode === 'keyword' && input.mode === 'semantic' ? await keywordSide() : keyword;
   const keywordList = keywordResult?.hits ?? [];
   if (deps.embedderStatus?.state === 'degraded' && wantVectors) {
     warnings.push(`embedding is behind (${deps.embedderStatus.lastError ?? 'embedder unavailable'}); ${deps.embedderStatus.pending} card(s) of this subject are not embedded yet and can only be found by keyword`);

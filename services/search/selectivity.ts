@@ -16,11 +16,11 @@
 // anywhere is run again unplanned (keyword.ts), so a question is never answered with nothing
 // while some card shares a word with it.
 
-/** What pg_stats says about one tsvector column, for the lexemes of one query. */
+/** What pg_stats says about one tsvector column (column-stats.ts reads and caches it). */
 export interface ColumnStats {
   /** The table's estimated row count (pg_class.reltuples); null when unknown. */
   rows: number | null;
-  /** Share of rows holding each query lexeme that is among the column's most common elements. */
+  /** Share of rows holding each of the column's most common lexemes (about 1,000 of them). */
   frequencies: ReadonlyMap<string, number>;
   /** The lowest frequency that list keeps: every lexeme missing from it is rarer. Null without statistics. */
   minFrequency: number | null;
@@ -59,7 +59,8 @@ export const RANK_ALL_ROWS = 400;
 /**
  * Estimated rows a planned search may select in one table. Selecting costs about two
  * microseconds a row on a server (an index lookup and a heap visit, no tsvector read), five
- * to ten in PGlite; only the best-weighted few hundred are then ranked (keyword.ts).
+ * to ten in PGlite; only the best-scored RERANK_FACTOR x depth (500 for a normal search) are
+ * then ranked (keyword.ts).
  */
 export const MATCH_ROW_BUDGET = 5_000;
 
