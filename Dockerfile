@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1
 # The claude-brain image: one subject's MCP server (`serve --subject NAME`) or the bootstrap
 # (`init`), chosen by the command. Built by ./brain-up.sh through docker compose (docs/deploy.md).
 # Three stages: the final one holds only production dependencies, the compiled dist/ and the
@@ -34,9 +33,12 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /src/dist ./dist
-# Read at run time: package.json (the package root), the migrations, and the config-as-code.
+# Read at run time: package.json (the package root), the migrations, the grants the bootstrap
+# applies, and the config-as-code. test/deploy/runtime-paths.test.ts traces what the built
+# server really reads and fails when a path it reads is not copied here.
 COPY package.json subjects.yaml kinds.yaml deny-list.yaml ./
 COPY migrations ./migrations
+COPY db/grants ./db/grants
 # `node` (uid 1000) ships with the image; compose runs it as the host user instead, still non-root.
 USER node
 # Liveness for a plain `docker run`; compose's own check asks /readyz. No curl in slim: node asks.
