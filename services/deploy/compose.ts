@@ -66,7 +66,7 @@ export function renderCompose(config: SubjectsConfig, opts: RenderOptions = {}):
     '  environment: &subject-env',
     '    BRAIN_HOST: 0.0.0.0',
     '    BRAIN_DATABASE_URL: postgres://db:5432/brain',
-    '    OLLAMA_URL: http://host.docker.internal:11434',
+    '    OLLAMA_URL: ${BRAIN_OLLAMA_URL:-http://host.docker.internal:11434}',
     '    BRAIN_EMBEDDER: auto',
     '    BRAIN_OLLAMA_MODEL: ${BRAIN_OLLAMA_MODEL:-nomic-embed-text}',
     '',

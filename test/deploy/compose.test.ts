@@ -59,7 +59,8 @@ describe('docker-compose.yml', () => {
       expect(service.environment?.BRAIN_PORT).toBe(String(subject.port));
       expect(service.environment?.BRAIN_HOST).toBe('0.0.0.0');
       expect(service.environment?.BRAIN_ALLOWED_HOSTS?.split(',')).toContain(serviceName(subject));
-      expect(service.environment?.OLLAMA_URL).toBe('http://host.docker.internal:11434');
+      // brain-up.sh exports BRAIN_OLLAMA_URL (default host.docker.internal) for compose to interpolate.
+      expect(service.environment?.OLLAMA_URL).toBe('${BRAIN_OLLAMA_URL:-http://host.docker.internal:11434}');
       expect(service.extra_hosts).toContain('host.docker.internal:host-gateway');
     }
     const expected = ['db', 'migrate', ...subjects.subjects.map(serviceName)].sort();

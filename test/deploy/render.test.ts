@@ -46,6 +46,27 @@ describe('render-compose.js', () => {
     expect(stale.code).toBe(1);
     expect(stale.out).toContain('out of date');
   });
+
+  it('--dir DIR reads DIR/subjects.yaml and writes DIR/docker-compose.yml (how brain-up.sh runs it in the image)', async () => {
+    const other = scratchConfigDir();
+    try {
+      const subjectsFile = join(other, 'subjects.yaml');
+      writeFileSync(subjectsFile, `${readFileSync(subjectsFile, 'utf8')}  orchard:\n    port: 7430\n`);
+      expect((await node('render-compose.js', ['--check', '--dir', other])).code).toBe(1);
+      const wrote = await node('render-compose.js', ['--dir', other]);
+      expect(wrote.code, wrote.out).toBe(0);
+      expect(wrote.out).toContain(`wrote ${join(other, 'docker-compose.yml')}`);
+      const text = readFileSync(join(other, 'docker-compose.yml'), 'utf8');
+      expect(text).toBe(renderCompose(loadSubjects(subjectsFile)));
+      expect(text).toContain('  brain-orchard:\n');
+      expect((await node('render-compose.js', ['--check', '--dir', other])).code).toBe(0);
+      const both = await node('render-compose.js', ['--dir', other, subjectsFile]);
+      expect(both.code).toBe(2);
+      expect(both.out).toContain('either --dir DIR or a subjects file');
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('[pglite] brain subjects add/remove keeps docker-compose.yml in step', () => {
