@@ -65,8 +65,8 @@ describeOnBothDatabases('backup and restore', (brain, target) => {
       // On a server the backup is taken by the read-only audit role, never the admin.
       if (target === 'postgres') {
         const viaAudit = join(dir, 'audit.jsonl.gz');
-        const [loc] = await brain().admin.query<{ port: number; db: string }>("SELECT current_setting('port')::int AS port, current_database() AS db");
-        const audit = new pg.Client({ host: '127.0.0.1', port: loc!.port, database: loc!.db, user: brain().config.auditRole, password: readFileSync(brain().secretsFile!(brain().config.auditRole), 'utf8').trim() });
+        const loc = { port: brain().location!.port, db: brain().location!.database };
+        const audit = new pg.Client({ host: '127.0.0.1', port: loc.port, database: loc.db, user: brain().config.auditRole, password: readFileSync(brain().secretsFile!(brain().config.auditRole), 'utf8').trim() });
         await audit.connect();
         try {
           await writeBackup(pgSession(audit), subjects, viaAudit);

@@ -155,9 +155,9 @@ describeOnBothDatabases('isolation attacks from a project role', (brain, target)
     });
 
     it('the owner role cannot log in, and a wrong password is refused', async () => {
-      const [loc] = await brain().admin.query<{ port: number; db: string }>("SELECT current_setting('port')::int AS port, current_database() AS db");
+      const loc = { port: brain().location!.port, db: brain().location!.database };
       const tryLogin = async (user: string, password: string) => {
-        const c = new pg.Client({ host: '127.0.0.1', port: loc!.port, database: loc!.db, user, password });
+        const c = new pg.Client({ host: '127.0.0.1', port: loc.port, database: loc.db, user, password });
         try {
           await c.connect();
           await c.end();

@@ -103,7 +103,9 @@ export async function lint(ctx: BrainContext, raw: z.input<typeof lintInput> = {
     report.notes.push('embedding similarity not checked (no embedder running)');
   }
 
-  const tags = (await sql<{ tag: string; n: number }>`SELECT tag, count(*)::int AS n FROM ${t('topic_tags')} GROUP BY tag ORDER BY tag`.execute(ctx.db)).rows;
+  // Code-point order, the same on every server whatever its locale (PGlite and the test cluster
+  // are C; the stack's PostgreSQL 17 is en_US.utf8, which sorted "YC Alum" after "yc_alum").
+  const tags = (await sql<{ tag: string; n: number }>`SELECT tag, count(*)::int AS n FROM ${t('topic_tags')} GROUP BY tag ORDER BY tag COLLATE "C"`.execute(ctx.db)).rows;
   const groups = new Map<string, { tag: string; n: number }[]>();
   for (const tag of tags) groups.set(normaliseTag(tag.tag), [...(groups.get(normaliseTag(tag.tag)) ?? []), tag]);
   for (const variants of groups.values()) {
@@ -123,6 +125,7 @@ export async function lint(ctx: BrainContext, raw: z.input<typeof lintInput> = {
         report.applied.deadLinksRemoved = ids.length;
       }
       if (apply.mergeTags) {
+        report.applied.tagsMerged = 0; // write() may run this again after a lost connection
         for (const g of report.duplicateTags) {
           for (const variant of g.variants.filter((v) => v !== g.keep)) {
             await sql`INSERT INTO ${t('topic_tags')} (topic_id, tag) SELECT topic_id, ${g.keep} FROM ${t('topic_tags')} WHERE tag = ${variant} ON CONFLICT DO NOTHING`.execute(trx);

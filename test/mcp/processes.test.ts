@@ -136,7 +136,7 @@ describe.skipIf(!inject('pgAdminUrl'))('[postgres] brain serve: one subject, one
   });
 
   it('runs with only its own password: no admin URL, no other role', { timeout: 120_000 }, async () => {
-    const [loc] = await brain.admin.query<{ port: number; db: string }>("SELECT current_setting('port')::int AS port, current_database() AS db");
+    const loc = { port: brain.location!.port, db: brain.location!.database };
     const homelab = brain.config.subjects.find((s) => s.name === 'homelab')!;
     writeFileSync(passwordFile, readFileSync(brain.secretsFile!(homelab.role)), { mode: 0o600 });
     const configDir = scratchConfigDir();
@@ -144,7 +144,7 @@ describe.skipIf(!inject('pgAdminUrl'))('[postgres] brain serve: one subject, one
     writeFileSync(join(configDir, 'subjects.yaml'), `role_prefix: ${brain.config.rolePrefix}\nsubjects:\n${brain.config.subjects.map((s, i) => `  ${s.name}:\n    port: ${port! + i}\n`).join('')}`);
     const proc = await startProcess(
       ['serve', '--subject', 'homelab'],
-      { BRAIN_CONFIG_DIR: configDir, BRAIN_HOME: dir, BRAIN_DATABASE_URL: `postgres://127.0.0.1:${loc!.port}/${loc!.db}`, BRAIN_DB_PASSWORD_FILE: passwordFile, BRAIN_EMBEDDER: 'none' },
+      { BRAIN_CONFIG_DIR: configDir, BRAIN_HOME: dir, BRAIN_DATABASE_URL: `postgres://127.0.0.1:${loc.port}/${loc.db}`, BRAIN_DB_PASSWORD_FILE: passwordFile, BRAIN_EMBEDDER: 'none' },
       /serving "homelab"/,
     );
     try {

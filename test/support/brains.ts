@@ -33,6 +33,11 @@ export interface BrainUnderTest {
   bootstrap(config?: SubjectsConfig): Promise<BootstrapReport>;
   /** Server brains: the file holding a login role's generated password. */
   secretsFile?(role: string): string;
+  /**
+   * Server brains: where a client reaches the database. Not the server's own `port` setting,
+   * which differs behind a published container port.
+   */
+  readonly location?: { readonly host: string; readonly port: number; readonly database: string };
   close(): Promise<void>;
 }
 
@@ -133,6 +138,7 @@ export async function serverBrain(adminUrl: string, config = testSubjects()): Pr
       return bootstrap(admin, { subjects: current, kinds: KINDS, denyList: DENY_LIST, secrets });
     },
     secretsFile: (role) => secrets.path(role),
+    location,
     async close() {
       for (const h of handles) await h.close();
       for (const c of clients.values()) await c.end().catch(() => undefined);

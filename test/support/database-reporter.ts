@@ -27,7 +27,9 @@ export default class DatabaseReporter implements Reporter {
         else counts.none++;
       }
     }
-    console.log(`\nTests run by database: PGlite (embedded, SET LOCAL ROLE) ${counts.pglite}, real Postgres server (login roles) ${counts.postgres}, no database ${counts.none}`);
+    // Set by global-setup.ts in this same process: which server, and whether it has pgvector.
+    const server = process.env.BRAIN_TEST_SERVER_LABEL ?? 'no server';
+    console.log(`\nTests run by database: PGlite (embedded, SET LOCAL ROLE) ${counts.pglite}, real Postgres server (login roles; ${server}) ${counts.postgres}, no database ${counts.none}`);
     console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
   }
 }
