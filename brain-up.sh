@@ -157,7 +157,9 @@ version_ok() {
 # Compose v2.24+ as the docker plugin; otherwise say what was found and how to fix it.
 check_compose() {
   local v prefix
-  if v=$(docker compose version --short 2>/dev/null) && [ -n "$v" ]; then
+  # --short is "2.29.7" (or "v2.29.7"); without it, "Docker Compose version v2.29.7".
+  v=$(docker compose version --short 2>/dev/null || docker compose version 2>/dev/null | sed -n 's/.*[Vv]ersion v\{0,1\}\([0-9][0-9.]*\).*/\1/p' | head -n 1 || true)
+  if [ -n "$v" ]; then
     version_ok "$v" && return 0
     compose_problem "docker compose is version ${v#v}; brain-up.sh needs 2.${COMPOSE_MIN_MINOR} or newer"
   fi
@@ -459,6 +461,7 @@ embedder_note() {
     ok:*'offline embedder'*'not pulled'*) printf ' (keyword + offline embedder; Ollama lacks the model)' ;;
     ok:*'offline embedder'*'(auto:'*) printf ' (keyword + offline embedder; Ollama unreachable)' ;;
     ok:*'offline embedder'*) printf ' (keyword + offline embedder)' ;;
+    degraded:*'Ollama at'*'is unreachable'* | degraded:*'Ollama at'*'did not answer'*) printf ' (Ollama unreachable: embedding retries; new cards keyword-only)' ;;
     degraded:*) printf ' (embeddings failing, retrying; new cards keyword-only)' ;;
     off:*pgvector*) printf ' (keyword only: no pgvector on the database)' ;;
     off:*) printf ' (keyword only: embeddings off)' ;;
@@ -474,7 +477,7 @@ report() {
     if wait_ready "$port" "$1"; then
       note=$(embedder_note "$READY_BODY")
       status="ready$note"
-      case "$note" in *'Ollama unreachable'* | *'Ollama lacks'*) offline="$offline $name" ;; esac
+      case "$note" in *'offline embedder; Ollama'*) offline="$offline $name" ;; esac
     else
       status="NOT READY"; bad="$bad $name"
     fi

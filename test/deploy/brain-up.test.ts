@@ -11,6 +11,7 @@ import { renderCompose } from '../../services/deploy/compose.js';
 import { writeComposeFile } from '../../services/deploy/compose-file.js';
 import type { Embedder } from '../../services/embeddings/embedder.js';
 import { createEmbedder } from '../../services/embeddings/select.js';
+import { OllamaEmbedder } from '../../services/embeddings/ollama.js';
 import { chooseEmbedder, startSubjectEmbedding } from '../../services/runtime/embedding.js';
 import { NO_VECTORS } from '../../services/search/worker.js';
 
@@ -310,6 +311,12 @@ describe('brain-up.sh: the compose it needs (v2.24+ as the docker plugin)', () =
       expect(r.code, `${v}: ${r.stderr}`).toBe(0);
       expect(r.calls).toContain('docker compose version --short');
     }
+    // A compose without --short is read from its long answer.
+    const old = brainUp([], { STUB_COMPOSE_VERSION: '2.12.2', STUB_COMPOSE_NO_SHORT: '1' });
+    expect(old.code).toBe(1);
+    expect(old.stderr).toContain('docker compose is version 2.12.2; brain-up.sh needs 2.24 or newer');
+    const recent = brainUp([], { STUB_COMPOSE_VERSION: '2.27.1', STUB_COMPOSE_NO_SHORT: '1' });
+    expect(recent.code, recent.stderr).toBe(0);
   });
 
   it("names compose v1 (Debian bookworm's docker-compose 1.29) for what it is", () => {
@@ -421,6 +428,19 @@ describe("brain-up.sh: readiness tells what search runs on (the servers' /readyz
 
     const unpulled = brainUp([], { STUB_READY_BODY: await auto(tags(['llama3:latest'])) });
     expect(statusOf(unpulled, 'personal')).toBe('ready (keyword + offline embedder; Ollama lacks the model)');
+    expect(unpulled.stderr).toContain('the servers could not use Ollama');
+  });
+
+  it('says so when Ollama went away after the servers started with it (the worker retries)', async () => {
+    // The worker's lastError is what the embedder threw.
+    const error = await new OllamaEmbedder({ url: OLLAMA, model: 'nomic-embed-text', fetch: refused }).embedDocuments(['x']).then(
+      () => '',
+      (e: Error) => e.message,
+    );
+    expect(error).toContain('is unreachable');
+    const r = brainUp([], { STUB_READY_BODY: body({ state: 'degraded', pending: 3, model: 'nomic-embed-text', detail: error }) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(statusOf(r, 'novel')).toBe('ready (Ollama unreachable: embedding retries; new cards keyword-only)');
   });
 
   it('keyword only: embeddings turned off, or no pgvector on the database', async () => {
