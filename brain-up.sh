@@ -9,6 +9,8 @@
 #   ./brain-up.sh --status            what is running, and each server's readiness
 #   ./brain-up.sh --logs [SUBJECT]    recent logs (of one subject's server, or db, or migrate)
 #   ./brain-up.sh --down              stop the stack; the database volume is always kept
+#   ./brain-up.sh --backup            write a restorable backup of every subject to .brain/backups/
+#   ./brain-up.sh --restore FILE      restore such a backup into the running stack's empty database
 #
 # Environment: BRAIN_OLLAMA_URL (Ollama as the containers reach it, http://host.docker.internal:11434),
 # BRAIN_OLLAMA_MODEL (nomic-embed-text), BRAIN_UP_TIMEOUT (seconds to wait for each server, 60),
@@ -36,7 +38,7 @@ say() { printf '%s\n' "$*"; }
 warn() { printf 'warning: %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
-usage() { sed -n '2,16s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,18s/^# \{0,1\}//p' "$0"; }
 
 PLATFORM=$(uname -s 2>/dev/null || echo unknown)
 
@@ -623,12 +625,54 @@ cmd_down() {
   compose down --remove-orphans
 }
 
+# The running stack's database must answer before a backup or restore is worth trying.
+need_running_db() {
+  need_compose_file
+  docker_answers || die "Docker is not answering (docker info); start the stack first: ./brain-up.sh"
+  if [ ! -f "$EXTERNAL_OVERRIDE" ] && [ "$(compose ps --status running -q db 2>/dev/null)" = "" ]; then
+    die "the stack's database is not running; start it first: ./brain-up.sh"
+  fi
+}
+
+# Both run as one-off containers of the migrate service: it is on the database's network and holds
+# the read-only audit role's password (a backup never needs the admin's) and the admin URL (a restore
+# does). Each file lives on the host, bind-mounted into the container, owned by BRAIN_UID.
+cmd_backup() {
+  need_running_db
+  local dir="$ROOT/.brain/backups" name
+  (umask 077 && mkdir -p "$dir")
+  hand_over "$ROOT/.brain" "$dir"
+  name="brain-backup-$(date -u +%Y%m%d-%H%M%S).jsonl.gz"
+  compose run --rm --no-deps -T -v "$dir:/backups" migrate backup --out "/backups/$name" ||
+    die "the backup failed (see above); nothing was written to $dir/$name"
+  say "Backup written to $dir/$name"
+  say "  restore it into an empty stack with: ./brain-up.sh --restore $dir/$name"
+}
+
+cmd_restore() {
+  local file="$1" dir base
+  [ -f "$file" ] || die "--restore: no such file: $file"
+  need_running_db
+  dir=$(cd "$(dirname "$file")" && pwd)
+  base=$(basename "$file")
+  # The container runs as BRAIN_UID: the file must be readable by that user, not only by root.
+  if [ "$(id -u)" = 0 ] && [ ! -r "$file" ]; then die "--restore: $file is not readable"; fi
+  compose run --rm --no-deps -T -v "$dir:/restore:ro" migrate restore "/restore/$base" ||
+    die "the restore failed (see above); a restore only goes into an empty brain, and writes nothing when it fails"
+  say "Restored $file. The servers embed the restored cards in the background; ./brain-up.sh --status shows them."
+}
+
 main() {
-  local action=up external="" logs_subject=""
+  local action=up external="" logs_subject="" restore_file=""
   while [ $# -gt 0 ]; do
     case "$1" in
       --down) action=down ;;
       --status) action=status ;;
+      --backup) action=backup ;;
+      --restore)
+        [ $# -gt 1 ] || die "--restore needs the backup file (written by ./brain-up.sh --backup)"
+        action=restore; restore_file="$2"; shift
+        ;;
       --logs)
         action=logs
         if [ $# -gt 1 ] && [ "${2#-}" = "$2" ]; then logs_subject="$2"; shift; fi
@@ -672,6 +716,8 @@ main() {
     status) cmd_status ;;
     logs) cmd_logs "$logs_subject" ;;
     down) cmd_down ;;
+    backup) cmd_backup ;;
+    restore) cmd_restore "$restore_file" ;;
   esac
 }
 
