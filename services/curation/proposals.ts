@@ -10,7 +10,7 @@ import {
   assertKind,
   BrainError,
   insertEpisode,
-  insertTopic,
+  insertTopicIfAbsent,
   parseInput,
   sqlStateOf,
   targetSubject,
@@ -40,8 +40,12 @@ export interface Proposal {
 /** Thrown inside a transaction to roll it back on purpose. */
 class DryRun extends Error {}
 
-/** Writes one planned item inside an open transaction (used by the dry run and by commit). */
-async function writeItem(trx: Trx, ctx: BrainContext, p: PlannedItem, why: string): Promise<void> {
+/**
+ * Writes one planned item inside an open transaction (used by the dry run and by commit).
+ * Returns what happened to a topic: a planned create whose slug another writer has taken
+ * since propose appends to that card instead, as a planned update would.
+ */
+async function writeItem(trx: Trx, ctx: BrainContext, p: PlannedItem, why: string): Promise<'created' | 'updated' | 'recorded'> {
   await sql`SELECT set_config('brain.reason', ${why}, true)`.execute(trx);
   const item = p.item;
   if (item.type === 'episode') {
@@ -56,27 +60,28 @@ async function writeItem(trx: Trx, ctx: BrainContext, p: PlannedItem, why: strin
       topics: item.topics,
       reason: why,
     });
-    return;
+    return 'recorded';
   }
-  if (p.action === '~') {
-    await updateTopicIn(trx, p.subject, { slug: p.slug!, ...(item.summary !== undefined ? { summary: item.summary } : {}), body: item.body, bodyMode: item.mode, reason: why });
-    if (item.tags.length) {
-      const t = await trx.withSchema(p.subject).selectFrom('topics').select('id').where('slug', '=', p.slug!).executeTakeFirstOrThrow();
-      await trx.withSchema(p.subject).insertInto('topic_tags').values(item.tags.map((tag) => ({ topic_id: t.id, tag }))).onConflict((oc) => oc.doNothing()).execute();
-    }
-    return;
+  if (p.action !== '~') {
+    const created = await insertTopicIfAbsent(trx, p.subject, {
+      slug: p.slug!,
+      kind: item.kind,
+      title: item.title,
+      summary: item.summary ?? '',
+      body: item.body,
+      timeline: '',
+      frontmatter: {},
+      tags: item.tags,
+      reason: why,
+    });
+    if (created) return 'created';
   }
-  await insertTopic(trx, p.subject, {
-    slug: p.slug!,
-    kind: item.kind,
-    title: item.title,
-    summary: item.summary ?? '',
-    body: item.body,
-    timeline: '',
-    frontmatter: {},
-    tags: item.tags,
-    reason: why,
-  });
+  // updateTopicIn locks the row before reading it, so a concurrent append is never lost.
+  const row = await updateTopicIn(trx, p.subject, { slug: p.slug!, ...(item.summary !== undefined ? { summary: item.summary } : {}), body: item.body, bodyMode: item.mode, reason: why });
+  if (item.tags.length) {
+    await trx.withSchema(p.subject).insertInto('topic_tags').values(item.tags.map((tag) => ({ topic_id: row.id, tag }))).onConflict((oc) => oc.doNothing()).execute();
+  }
+  return 'updated';
 }
 
 function reasonFor(item: ProposalItem): string {
@@ -195,6 +200,7 @@ async function loadPending(trx: Trx, ctx: BrainContext, id: string, byHuman: boo
 export async function commitProposal(ctx: BrainContext, id: string, accept: readonly number[] | undefined, byHuman = false): Promise<ItemOutcome[]> {
   const outcomes: ItemOutcome[] = [];
   await write(ctx, { operation: 'session-close' }, async (trx) => {
+    outcomes.length = 0; // write() may run this again after a lost connection
     const items = await loadPending(trx, ctx, id, byHuman);
     const chosen = new Set(accept ?? items.map((p) => p.n));
     // Own subject first, then personal, topics before the episodes that may concern them;
@@ -213,9 +219,9 @@ export async function commitProposal(ctx: BrainContext, id: string, accept: read
       }
       await sql`SAVEPOINT proposal_item`.execute(trx);
       try {
-        await writeItem(trx, ctx, p, reasonFor(p.item));
+        const done = await writeItem(trx, ctx, p, reasonFor(p.item));
         await sql`RELEASE SAVEPOINT proposal_item`.execute(trx);
-        const what = p.item.type === 'topic' ? `${p.action === '~' ? 'updated' : 'created'} ${p.subject}:${p.slug}` : `recorded episode "${p.item.title}" in ${p.subject}`;
+        const what = p.item.type === 'topic' ? `${done} ${p.subject}:${p.slug}` : `recorded episode "${p.item.title}" in ${p.subject}`;
         outcomes.push({ n: p.n, subject: p.subject, result: 'written', detail: what });
       } catch (error) {
         await sql`ROLLBACK TO SAVEPOINT proposal_item`.execute(trx);

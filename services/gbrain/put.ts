@@ -15,7 +15,7 @@ import { BrainError, fromDatabaseError } from '../knowledge/errors.js';
 import { insertEpisode, recordEpisodeInput, timelineOf } from '../knowledge/episodes.js';
 import { assertKind } from '../knowledge/kinds.js';
 import { insertLink } from '../knowledge/links.js';
-import { createTopicInput, findTopic, insertTopic, toTopic, updateTopicIn, updateTopicInput, type Topic } from '../knowledge/topics.js';
+import { createTopicInput, insertTopicIfAbsent, lockTopic, toTopic, updateTopicIn, updateTopicInput, type Topic } from '../knowledge/topics.js';
 import { parseInput, reason as reasonSchema, slug as slugSchema } from '../knowledge/schemas.js';
 
 export const putPageInput = z.object({
@@ -44,8 +44,22 @@ export async function putPage(ctx: BrainContext, raw: z.input<typeof putPageInpu
   const titleFromText = hasFrontmatter && typeof page.frontmatter.title === 'string' ? page.frontmatter.title : /^# +/m.test(page.compiledTruth) ? pageTitle(page) : undefined;
   try {
     return await write(ctx, { operation: 'put', reason: input.reason }, async (trx) => {
-      const existing = await findTopic(trx, subject, input.slug);
+      warnings.length = page.warnings.length; // write() may run this again after a lost connection
+      // Locked before it is read, and created only if absent: a concurrent put of the same
+      // new slug turns this one into an update of the card it created.
+      let existing = await lockTopic(trx, subject, input.slug);
       let row;
+      if (!existing) {
+        const kind = input.kind ?? kindFor(ctx, input.slug, page.frontmatter.type);
+        assertKind(ctx, kind, 'topic');
+        const create = parseInput(
+          createTopicInput,
+          { slug: input.slug, kind, title: input.title ?? pageTitle(page), body: page.compiledTruth, timeline: page.timeline, frontmatter: page.frontmatter, tags },
+          'put',
+        );
+        row = await insertTopicIfAbsent(trx, subject, create);
+        if (!row) existing = await lockTopic(trx, subject, input.slug);
+      }
       if (existing) {
         if (input.kind) assertKind(ctx, input.kind, 'topic');
         const update = parseInput(
@@ -61,16 +75,8 @@ export async function putPage(ctx: BrainContext, raw: z.input<typeof putPageInpu
           'put',
         );
         row = await updateTopicIn(trx, subject, update);
-      } else {
-        const kind = input.kind ?? kindFor(ctx, input.slug, page.frontmatter.type);
-        assertKind(ctx, kind, 'topic');
-        const create = parseInput(
-          createTopicInput,
-          { slug: input.slug, kind, title: input.title ?? pageTitle(page), body: page.compiledTruth, timeline: page.timeline, frontmatter: page.frontmatter, tags },
-          'put',
-        );
-        row = await insertTopic(trx, subject, create);
       }
+      if (!row) throw new BrainError('conflict', `put "${input.slug}": the card was removed while it was being written`, 'Try again.');
       if (existing && tags.length) {
         await trx.withSchema(subject).insertInto('topic_tags').values(tags.map((tag) => ({ topic_id: row.id, tag }))).onConflict((oc) => oc.doNothing()).execute();
       }

@@ -7,7 +7,7 @@ import { BrainError, fromDatabaseError } from '../knowledge/errors.js';
 import { insertEpisode, recordEpisodeInput, type Episode } from '../knowledge/episodes.js';
 import { assertKind } from '../knowledge/kinds.js';
 import { parseInput, reason, slug } from '../knowledge/schemas.js';
-import { requireTopic, updateTopicIn, updateTopicInput } from '../knowledge/topics.js';
+import { requireLockedTopic, updateTopicIn, updateTopicInput } from '../knowledge/topics.js';
 import { episodeKindFor, episodeTitle, isCalendarDate, mergeTimeline } from './episode-mapping.js';
 
 export const timelineAddInput = z.object({
@@ -29,7 +29,8 @@ export async function addTimelineEntry(ctx: BrainContext, raw: z.input<typeof ti
   if (input.source.includes('—')) throw new BrainError('invalid_input', 'timeline-add: the source may not contain an em dash (—)', 'The em dash separates source from summary in a timeline line; use a hyphen.');
   try {
     return await write(ctx, { operation: 'timeline-add', reason: input.reason }, async (trx) => {
-      const topic = await requireTopic(trx, subject, input.slug);
+      // Locked: the timeline is read, merged and written back (a concurrent entry must not be lost).
+      const topic = await requireLockedTopic(trx, subject, input.slug);
       const entry = { date: input.date, source: input.source, summary: input.summary };
       const episode = await insertEpisode(
         trx,

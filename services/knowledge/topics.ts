@@ -58,16 +58,49 @@ export async function findTopic(db: Db | Trx, subject: string, topicSlug: string
   return db.withSchema(subject).selectFrom('topics').select(TOPIC_COLUMNS).where('slug', '=', topicSlug).executeTakeFirst();
 }
 
+/**
+ * Reads a card and locks its row until the transaction ends (SELECT ... FOR UPDATE), so a
+ * read-modify-write (append, timeline merge) sees every write committed before it and no
+ * concurrent writer can slip in between. A project role may lock personal's cards: the
+ * lock needs UPDATE, which the upcast grants give (db/grants/upcast.sql).
+ */
+export async function lockTopic(trx: Trx, subject: string, topicSlug: string): Promise<TopicRow | undefined> {
+  return trx.withSchema(subject).selectFrom('topics').select(TOPIC_COLUMNS).where('slug', '=', topicSlug).forUpdate().executeTakeFirst();
+}
+
+function notFound(subject: string, topicSlug: string): BrainError {
+  return new BrainError('not_found', `no topic "${topicSlug}" in ${subject}`, 'Search first (search tool) to find the right slug, or create the card.');
+}
+
 export async function requireTopic(db: Db | Trx, subject: string, topicSlug: string): Promise<TopicRow> {
   const row = await findTopic(db, subject, topicSlug);
-  if (!row) {
-    throw new BrainError('not_found', `no topic "${topicSlug}" in ${subject}`, 'Search first (search tool) to find the right slug, or create the card.');
-  }
+  if (!row) throw notFound(subject, topicSlug);
+  return row;
+}
+
+/** requireTopic, with the row locked for a read-modify-write (see lockTopic). */
+export async function requireLockedTopic(trx: Trx, subject: string, topicSlug: string): Promise<TopicRow> {
+  const row = await lockTopic(trx, subject, topicSlug);
+  if (!row) throw notFound(subject, topicSlug);
   return row;
 }
 
 /** Inserts a topic and its tags inside an open transaction. */
 export async function insertTopic(trx: Trx, subject: string, input: z.output<typeof createTopicInput>): Promise<TopicRow> {
+  const row = await insertTopicIfAbsent(trx, subject, input);
+  if (!row) throw new BrainError('already_exists', `topic "${input.slug}" already exists in ${subject}`, 'Update it instead (update tool), or pick another slug.');
+  return row;
+}
+
+/**
+ * Inserts a topic and its tags unless a card with its slug exists, in which case nothing
+ * is written and undefined comes back. A concurrent insert of the same slug is waited
+ * for (INSERT ... ON CONFLICT (slug) DO NOTHING), so the loser of a create race learns
+ * that the card exists and can update it (lockTopic sees it: a new statement, a new
+ * snapshot). Only BEFORE INSERT triggers without side effects run for the skipped row:
+ * no outbox or version row comes of it.
+ */
+export async function insertTopicIfAbsent(trx: Trx, subject: string, input: z.output<typeof createTopicInput>): Promise<TopicRow | undefined> {
   const row = await trx
     .withSchema(subject)
     .insertInto('topics')
@@ -80,8 +113,10 @@ export async function insertTopic(trx: Trx, subject: string, input: z.output<typ
       timeline: input.timeline,
       frontmatter: JSON.stringify(input.frontmatter),
     })
+    .onConflict((oc) => oc.column('slug').doNothing())
     .returning(TOPIC_COLUMNS)
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
+  if (!row) return undefined;
   const tags = [...new Set(input.tags)];
   if (tags.length > 0) await trx.withSchema(subject).insertInto('topic_tags').values(tags.map((t) => ({ topic_id: row.id, tag: t }))).execute();
   return row;
@@ -93,12 +128,7 @@ export async function createTopic(ctx: BrainContext, raw: CreateTopicInput, oper
   requireUpcastReason(ctx, subject, input.reason);
   assertKind(ctx, input.kind, 'topic');
   try {
-    return await write(ctx, { operation, reason: input.reason }, async (trx) => {
-      if (await findTopic(trx, subject, input.slug)) {
-        throw new BrainError('already_exists', `topic "${input.slug}" already exists in ${subject}`, 'Update it instead (update tool), or pick another slug.');
-      }
-      return toTopic(subject, await insertTopic(trx, subject, input));
-    });
+    return await write(ctx, { operation, reason: input.reason }, async (trx) => toTopic(subject, await insertTopic(trx, subject, input)));
   } catch (error) {
     if (error instanceof BrainError) throw error;
     return fromDatabaseError(error, `create topic "${input.slug}"`);
@@ -126,8 +156,9 @@ export function appendBody(body: string, addition: string): string {
   return body.trim() ? `${body.replace(/\s+$/, '')}\n\n${add}` : add;
 }
 
+/** Updates a card inside an open transaction; the row is locked first, so an append never loses a concurrent one. */
 export async function updateTopicIn(trx: Trx, subject: string, input: z.output<typeof updateTopicInput>): Promise<TopicRow> {
-  const current = await requireTopic(trx, subject, input.slug);
+  const current = await requireLockedTopic(trx, subject, input.slug);
   const body = input.body === undefined ? current.body : input.bodyMode === 'append' ? appendBody(current.body, input.body) : input.body;
   return trx
     .withSchema(subject)

@@ -8,7 +8,7 @@ import { write, type BrainContext } from './context.js';
 import { asBrainError, BrainError } from './errors.js';
 import { insertLink } from './links.js';
 import { parseInput, slug } from './schemas.js';
-import { findTopic, insertTopic, requireTopic, toTopic, updateTopicIn, type Topic } from './topics.js';
+import { insertTopicIfAbsent, lockTopic, requireLockedTopic, requireTopic, toTopic, updateTopicIn, type Topic } from './topics.js';
 
 export const upcastInput = z.object({
   slug,
@@ -39,28 +39,32 @@ export async function upcast(ctx: BrainContext, raw: z.input<typeof upcastInput>
   try {
     return await write(ctx, { operation: 'upcast', reason: input.reason }, async (trx) => {
       const source = await requireTopic(trx, project, input.slug);
-      const existing = await findTopic(trx, PERSONAL, target);
       const body = input.body ?? source.body;
-      let personal;
-      if (existing) {
+      // The personal card is created if absent; if it exists, or another upcast creates it
+      // meanwhile, its row is locked before its body is read, so concurrent appends all land.
+      let existing = await lockTopic(trx, PERSONAL, target);
+      let personal = existing
+        ? undefined
+        : await insertTopicIfAbsent(trx, PERSONAL, {
+            slug: target,
+            kind: source.kind,
+            title: input.title ?? source.title,
+            summary: input.summary ?? source.summary,
+            body,
+            timeline: '',
+            frontmatter: {},
+            tags: [],
+            reason: input.reason,
+          });
+      if (!personal) {
+        existing ??= await requireLockedTopic(trx, PERSONAL, target);
+        const already = input.bodyMode === 'append' && existing.body.includes(body.trim());
         personal = await updateTopicIn(trx, PERSONAL, {
           slug: target,
           ...(input.title ? { title: input.title } : {}),
           ...(input.summary !== undefined ? { summary: input.summary } : {}),
-          body: input.bodyMode === 'append' && existing.body.includes(body.trim()) ? existing.body : body,
-          bodyMode: input.bodyMode === 'append' && existing.body.includes(body.trim()) ? 'replace' : input.bodyMode,
-        });
-      } else {
-        personal = await insertTopic(trx, PERSONAL, {
-          slug: target,
-          kind: source.kind,
-          title: input.title ?? source.title,
-          summary: input.summary ?? source.summary,
-          body,
-          timeline: '',
-          frontmatter: {},
-          tags: [],
-          reason: input.reason,
+          body: already ? existing.body : body,
+          bodyMode: already ? 'replace' : input.bodyMode,
         });
       }
       await insertLink(trx, project, source.id, { toSubject: PERSONAL, to: target, relation: 'upcast-of', context: input.reason });

@@ -7,6 +7,7 @@
 // and the candidates weighed are stored with the write in the outbox (the write intent's
 // detail). Writing into personal, only personal is searched, so the stored decision names
 // only personal cards: every project can read personal's outbox.
+import { sql } from 'kysely';
 import { z } from 'zod';
 import { PERSONAL } from '../../config/subjects.js';
 import { requireUpcastReason, targetSubject, write, type BrainContext, type Trx } from '../knowledge/context.js';
@@ -14,7 +15,7 @@ import { BrainError, fromDatabaseError } from '../knowledge/errors.js';
 import { assertKind } from '../knowledge/kinds.js';
 import { insertLink } from '../knowledge/links.js';
 import { kindName, parseInput, reason, slug, subjectRef, tag } from '../knowledge/schemas.js';
-import { findTopic, insertTopic, readableSubjects, toTopic, updateTopicIn, type Topic } from '../knowledge/topics.js';
+import { findTopic, insertTopicIfAbsent, lockTopic, readableSubjects, toTopic, updateTopicIn, type Topic } from '../knowledge/topics.js';
 import { rankedSearch, type SearchDeps } from './search.js';
 import { dice, lexemesOf, topicLexemes } from './similarity.js';
 import { firstFreeSlug, slugFor } from './slugify.js';
@@ -141,11 +142,12 @@ export async function remember(ctx: BrainContext, raw: RememberInput, deps: Sear
   };
   try {
     return await write(ctx, { operation: 'remember', reason: input.reason, detail: decision }, async (trx) => {
-      if (update) {
-        const before = await findTopic(trx, target, update.slug);
+      // The card's row is locked before its text is read (updateTopicIn), so concurrent appends all land.
+      const updateCard = async (cardSlug: string) => {
+        const before = await lockTopic(trx, target, cardSlug);
         const row = await updateTopicIn(trx, target, {
           subject: target,
-          slug: update.slug,
+          slug: cardSlug,
           bodyMode: input.mode,
           body: input.body,
           ...(input.mode === 'replace' ? { title: input.title, kind: input.kind } : {}),
@@ -153,23 +155,33 @@ export async function remember(ctx: BrainContext, raw: RememberInput, deps: Sear
           reason: input.reason,
         });
         await addTags(trx, target, row.id, input.tags);
-        return { action, card: toTopic(target, row), changed: before?.updated_at.valueOf() !== row.updated_at.valueOf(), linkedTo: [], candidates, warnings };
+        return { card: toTopic(target, row), changed: before?.updated_at.valueOf() !== row.updated_at.valueOf() };
+      };
+      if (update) return { action, ...(await updateCard(update.slug)), linkedTo: [], candidates, warnings };
+
+      const card = { kind: input.kind, title: input.title, summary: input.summary ?? '', body: input.body, timeline: '', frontmatter: {}, tags: input.tags, reason: input.reason };
+      let row;
+      if (!input.forceNew) {
+        // The slug was free when the candidates were weighed. If a concurrent writer has
+        // created it since, this write would have been an update of that card had it come
+        // second: it becomes one (the insert waits for the other and then does nothing).
+        const slugNow = input.slug ?? wantedSlug;
+        row = await insertTopicIfAbsent(trx, target, { ...card, slug: slugNow });
+        if (!row) {
+          await sql`SELECT set_config('brain.detail', ${JSON.stringify({ ...decision, decision: 'updated', createdMeanwhile: slugNow })}, true)`.execute(trx);
+          return { action: 'updated' as const, ...(await updateCard(slugNow)), linkedTo: [], candidates, warnings };
+        }
+      } else if (input.slug !== undefined) {
+        row = await insertTopicIfAbsent(trx, target, { ...card, slug: input.slug });
+        if (!row) throw new BrainError('already_exists', `topic "${input.slug}" already exists in ${target}`, 'Leave out the slug to get a fresh one, or leave out forceNew to update that card.');
+      } else {
+        // A forced new card takes the first free slug; a concurrent writer may take it first.
+        for (let attempt = 0; !row; attempt++) {
+          if (attempt === 20) throw new BrainError('conflict', `no free slug near "${wantedSlug}" after ${attempt} attempts`, 'Pass an explicit slug.');
+          const free = await firstFreeSlug(wantedSlug, async (s) => (await findTopic(trx, target, s)) !== undefined);
+          row = await insertTopicIfAbsent(trx, target, { ...card, slug: free });
+        }
       }
-      if (input.slug !== undefined && (await findTopic(trx, target, input.slug))) {
-        throw new BrainError('already_exists', `topic "${input.slug}" already exists in ${target}`, 'Leave out the slug to get a fresh one, or leave out forceNew to update that card.');
-      }
-      const newSlug = input.slug ?? (await firstFreeSlug(wantedSlug, async (s) => (await findTopic(trx, target, s)) !== undefined));
-      const row = await insertTopic(trx, target, {
-        slug: newSlug,
-        kind: input.kind,
-        title: input.title,
-        summary: input.summary ?? '',
-        body: input.body,
-        timeline: '',
-        frontmatter: {},
-        tags: input.tags,
-        reason: input.reason,
-      });
       for (const c of links) {
         await insertLink(trx, target, row.id, { toSubject: c.subject, to: c.slug, relation: 'mentions', context: `search before add: ${c.verdict} match, score ${c.score}` });
       }
