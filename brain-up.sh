@@ -588,6 +588,9 @@ cmd_up() {
   # server of a subject that was removed. Never -v: the database volume outlives every run.
   compose up -d --remove-orphans || stack_failed "docker compose up failed"
   wait_migrate
+  # With an external database the bundled db left the stack (its profile is never active), but a db
+  # container from before keeps running, and `up` does not stop it. Remove it; its volume stays.
+  if [ -f "$EXTERNAL_OVERRIDE" ]; then compose --profile bundled-db rm --stop --force db >/dev/null 2>&1 || true; fi
   report "$TIMEOUT" || exit 1
   print_clients
 }
@@ -622,7 +625,8 @@ cmd_down() {
   need_compose_file
   if ! docker_answers; then say "Docker is not answering, so nothing of the stack is running."; return 0; fi
   # Stops and removes the containers and network only. The volume claude-brain-pgdata stays.
-  compose down --remove-orphans
+  # The profile names the bundled db even when an --external-db override keeps it out of `up`.
+  compose --profile bundled-db down --remove-orphans
 }
 
 # The running stack's database must answer before a backup or restore is worth trying.

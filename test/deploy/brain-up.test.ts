@@ -222,7 +222,8 @@ describe('brain-up.sh', () => {
     expect(r.code, r.stderr).toBe(0);
     const compose = composeCalls(r);
     expect(compose).toHaveLength(1);
-    expect(compose[0]).toMatch(/ down --remove-orphans$/);
+    // The profile names the bundled db, so --down stops it even while an --external-db override hides it.
+    expect(compose[0]).toMatch(/ --profile bundled-db down --remove-orphans$/);
     expect(r.calls.join('\n')).not.toMatch(/(\s-v\b|--volumes|volume rm)/);
     expect(existsSync(join(r.project, '.brain'))).toBe(false);
   });
@@ -268,6 +269,9 @@ describe('brain-up.sh', () => {
     expect(calls[trial]).toContain('-f ' + join(r.project, '.brain', 'compose.external-db.trial.yml'));
     expect(up).toBeGreaterThan(trial);
     for (const c of calls.slice(trial + 1)) expect(c).toContain('-f ' + join(r.project, '.brain', 'compose.external-db.yml'));
+    // Once the servers run against it, a bundled db container from before is removed (never its volume).
+    const rmDb = calls.findIndex((c) => c.endsWith(' --profile bundled-db rm --stop --force db'));
+    expect(rmDb).toBeGreaterThan(up);
     expect(readdirSync(join(r.project, '.brain')).filter((f) => f.includes('trial'))).toEqual([]);
     expect(readdirSync(join(r.project, '.brain', 'secrets')).filter((f) => f.includes('trial'))).toEqual([]);
     expect(brainUp(['--external-db', 'postgres://nocredentials:5432/x']).stderr).toMatch(/wants the admin URL/);

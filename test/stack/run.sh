@@ -23,8 +23,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/brain-stack-XXXXXX")
 cleanup() {
   local code=$?
   echo "stack: taking the stack down"
-  (cd "$work" && bash ./brain-up.sh --down) || true
   docker rm -f claude-brain-test-extdb >/dev/null 2>&1 || true
+  (cd "$work" && bash ./brain-up.sh --down) || true
   docker volume rm claude-brain-pgdata >/dev/null 2>&1 || true
   rm -rf "$work"
   exit "$code"
@@ -47,4 +47,7 @@ start=$SECONDS
 (cd "$work" && bash ./brain-up.sh)
 echo "stack: up in $((SECONDS - start))s"
 
+# The reporter's summary names the server the [postgres] steps ran on.
+BRAIN_TEST_SERVER_LABEL="the stack's $(docker exec claude-brain-db-1 postgres --version | sed 's/^postgres (PostgreSQL) /PostgreSQL /') + pgvector $(docker exec claude-brain-db-1 psql -U postgres -d brain -Atc "SELECT extversion FROM pg_extension WHERE extname = 'vector'")"
+export BRAIN_TEST_SERVER_LABEL
 BRAIN_STACK_DIR="$work" node "$ROOT/node_modules/vitest/vitest.mjs" run --config "$ROOT/vitest.stack.config.ts" --root "$ROOT"

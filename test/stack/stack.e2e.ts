@@ -7,13 +7,13 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { connectClient } from '../support/mcp.js';
-import { brainUp, callTool, container, DIR, docker, portOf, psql, run, subjects, until } from './stack.js';
+import { brainUp, callTool, container, DIR, docker, onFreshSocket, portOf, psql, run, subjects, until } from './stack.js';
 
 const ORIGINAL = ['personal', 'homelab', 'novel', 'book'];
 const EXTERNAL_DB = 'claude-brain-test-extdb';
 
 async function readyz(subject: string): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(`http://127.0.0.1:${portOf(subject)}/readyz`);
+  const res = await onFreshSocket(() => fetch(`http://127.0.0.1:${portOf(subject)}/readyz`));
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 

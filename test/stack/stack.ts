@@ -51,9 +51,24 @@ export function portOf(subject: string): number {
   return s.port;
 }
 
+/**
+ * fetch keeps idle connections to a published port open; after brain-up.sh recreates the
+ * containers, the first request on such a connection meets a closed socket (UND_ERR_SOCKET)
+ * before it reaches any server. A real client reconnects the same way: once, and only for that.
+ */
+export async function onFreshSocket<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause;
+    if (cause?.code !== 'UND_ERR_SOCKET') throw error;
+    return fn();
+  }
+}
+
 /** Calls a tool on a subject's server over MCP and returns the result's text; a tool error throws. */
 export async function callTool(subject: string, name: string, args: Record<string, unknown>): Promise<string> {
-  const client = await connectClient(`http://127.0.0.1:${portOf(subject)}/mcp`);
+  const client = await onFreshSocket(() => connectClient(`http://127.0.0.1:${portOf(subject)}/mcp`));
   try {
     const result = await client.callTool({ name, arguments: args });
     if (result.isError) throw new Error(`${subject}: ${name} failed: ${text(result)}`);
