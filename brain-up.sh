@@ -647,7 +647,8 @@ cmd_backup() {
   (umask 077 && mkdir -p "$dir")
   hand_over "$ROOT/.brain" "$dir"
   name="brain-backup-$(date -u +%Y%m%d-%H%M%S).jsonl.gz"
-  compose run --rm --no-deps -T -v "$dir:/backups" migrate backup --out "/backups/$name" ||
+  # Its own report names the path inside the container; the host's path is said below.
+  compose run --rm --no-deps -T -v "$dir:/backups" migrate backup --out "/backups/$name" >/dev/null ||
     die "the backup failed (see above); nothing was written to $dir/$name"
   say "Backup written to $dir/$name"
   say "  restore it into an empty stack with: ./brain-up.sh --restore $dir/$name"
