@@ -12,6 +12,7 @@ import { lockDataDir } from './data-lock.js';
 import { EmbeddedDatabase } from './embedded.js';
 import { SecretStore } from './secrets.js';
 import { pgliteSession, pgSession, type SqlSession } from './sql.js';
+import type { ConnectionLog } from './reconnecting-pg.js';
 import { openEmbeddedSubjectDb, openServerSubjectDb, parseServerUrl, type SubjectDb } from './subject-db.js';
 
 export interface AdminConnection {
@@ -43,6 +44,8 @@ export async function openAdmin(rt: RuntimeConfig): Promise<AdminConnection> {
     }
   }
   const client = new pg.Client({ connectionString: adminUrl(), application_name: 'claude-brain:admin' });
+  // Without a listener a dropped admin connection would end the process; its next query fails instead.
+  client.on('error', () => undefined);
   try {
     await client.connect();
   } catch (cause) {
@@ -76,7 +79,7 @@ export interface SubjectConnection {
  * brain by opening the data directory (bootstrapping it first) and running every
  * statement under SET LOCAL ROLE.
  */
-export async function openSubject(rt: RuntimeConfig, name: string): Promise<SubjectConnection> {
+export async function openSubject(rt: RuntimeConfig, name: string, log?: ConnectionLog): Promise<SubjectConnection> {
   const cfg = loadSubjects(rt.subjectsFile);
   const subject = findSubject(cfg, name);
   if (rt.mode === 'server') {
@@ -87,7 +90,7 @@ export async function openSubject(rt: RuntimeConfig, name: string): Promise<Subj
     } catch (cause) {
       throw new ConfigError(`cannot read the password of role ${subject.role} from ${file}; run \`brain init\` once with BRAIN_ADMIN_URL, or set BRAIN_DB_PASSWORD_FILE`, { cause });
     }
-    const handle = openServerSubjectDb(parseServerUrl(rt.databaseUrl!), subject, password);
+    const handle = openServerSubjectDb(parseServerUrl(rt.databaseUrl!), subject, password, undefined, log);
     return { subject, handle, close: () => handle.close() };
   }
   const admin = await openAdmin(rt);

@@ -23,7 +23,7 @@ export const serve: Command = {
     if (values.stdio) {
       // stdout carries the protocol: logs go to stderr.
       const logger = pino({ name: 'claude-brain', level: process.env.BRAIN_LOG_LEVEL ?? 'warn' }, pino.destination(2));
-      const conn = await openSubject(rt, name);
+      const conn = await openSubject(rt, name, logger);
       const stopMaintenance = conn.embedded ? maintainWhileServing(conn.embedded, logger) : async () => undefined;
       const ctx = await createContext(conn.subject, conn.handle.db);
       const { services, embedding } = subjectServices(ctx, await chooseEmbedder(rt), logger, rt.proposalTtlMinutes);

@@ -5,6 +5,7 @@ import type { Subject } from '../../config/subjects.js';
 import { PERSONAL } from '../../config/subjects.js';
 import type { KnowledgeDatabase } from '../../db/database.js';
 import type { Kind } from '../../config/kinds.js';
+import { retryOnConnectionLoss, safeToRetry } from '../../db/connection-loss.js';
 import { BrainError } from './errors.js';
 
 export type Db = Kysely<KnowledgeDatabase>;
@@ -28,14 +29,24 @@ export interface WriteIntent {
   detail?: unknown;
 }
 
-/** Runs fn in one transaction, with the intent set where the audit triggers read it. */
+/**
+ * Runs fn in one transaction, with the intent set where the audit triggers read it. If the
+ * database connection is lost before COMMIT (a server restart), nothing was written and the
+ * whole transaction runs again once the server answers (bounded, db/connection-loss.ts);
+ * so fn must leave no trace outside the transaction but its result. A loss during COMMIT is
+ * reported, never retried: the write may have happened.
+ */
 export async function write<T>(ctx: BrainContext, intent: WriteIntent, fn: (trx: Trx) => Promise<T>): Promise<T> {
-  return ctx.db.transaction().execute(async (trx) => {
-    await sql`SELECT set_config('brain.operation', ${intent.operation}, true),
-                     set_config('brain.reason', ${intent.reason ?? ''}, true),
-                     set_config('brain.detail', ${intent.detail === undefined ? '' : JSON.stringify(intent.detail)}, true)`.execute(trx);
-    return fn(trx);
-  });
+  return retryOnConnectionLoss(
+    () =>
+      ctx.db.transaction().execute(async (trx) => {
+        await sql`SELECT set_config('brain.operation', ${intent.operation}, true),
+                         set_config('brain.reason', ${intent.reason ?? ''}, true),
+                         set_config('brain.detail', ${intent.detail === undefined ? '' : JSON.stringify(intent.detail)}, true)`.execute(trx);
+        return fn(trx);
+      }),
+    safeToRetry,
+  );
 }
 
 /**

@@ -1,6 +1,7 @@
 // Every failure of the domain layer is a BrainError with a stable code, a message that
 // says what went wrong and a hint that says what to do. The MCP tools hand both to the
 // model as a tool result it can recover from; the CLI prints them.
+import { ConnectionLostError } from '../../db/connection-loss.js';
 import { sqlState } from '../../db/sql.js';
 
 export type BrainErrorCode =
@@ -13,7 +14,8 @@ export type BrainErrorCode =
   | 'reason_required'
   | 'forbidden'
   | 'invalid_link'
-  | 'conflict';
+  | 'conflict'
+  | 'unavailable';
 
 export class BrainError extends Error {
   override readonly name = 'BrainError';
@@ -57,6 +59,16 @@ export function asBrainError(error: unknown, what: string): unknown {
  * name Postgres reports), never on message text. Unknown errors are rethrown as they are.
  */
 export function fromDatabaseError(error: unknown, what: string): never {
+  if (error instanceof ConnectionLostError) {
+    throw new BrainError(
+      'unavailable',
+      `${what}: ${error.message}`,
+      error.committed === 'no'
+        ? 'The database is away (restarting?) and did not come back in time; try again shortly.'
+        : 'Read the card (get) to see whether the write is there before repeating it.',
+      { cause: error },
+    );
+  }
   const state = sqlState(error);
   const e = (error ?? {}) as DbErrorFields;
   switch (state) {

@@ -2,6 +2,7 @@
 // migrations are current, kinds and deny-list are loaded, and the embedder's state.
 import { sql } from 'kysely';
 import { MIGRATIONS_DIR } from '../../db/bootstrap.js';
+import { withoutReconnectWait } from '../../db/connection-loss.js';
 import { loadMigrations } from '../../db/migrate.js';
 import type { BrainContext } from '../knowledge/index.js';
 
@@ -27,7 +28,15 @@ const expected = {
   subject: loadMigrations(MIGRATIONS_DIR, 'subject'),
 };
 
-export async function checkReadiness(ctx: BrainContext, embedder?: () => EmbedderReport): Promise<Readiness> {
+/**
+ * Answers at once: while the database is away (a restart) the check fails instead of
+ * waiting for it to come back, so /readyz says 503 and, once it is back, 200 again.
+ */
+export function checkReadiness(ctx: BrainContext, embedder?: () => EmbedderReport): Promise<Readiness> {
+  return withoutReconnectWait(() => check(ctx, embedder));
+}
+
+async function check(ctx: BrainContext, embedder?: () => EmbedderReport): Promise<Readiness> {
   const problems: string[] = [];
   const [who] = (await sql<{ role: string; features: string[] }>`SELECT current_user AS role, ARRAY(SELECT extname::text FROM pg_extension) AS features`.execute(ctx.db)).rows;
   if (who?.role !== ctx.subject.role) problems.push(`connected as ${who?.role}, expected ${ctx.subject.role}`);

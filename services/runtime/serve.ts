@@ -54,7 +54,7 @@ export function maintainWhileServing(embedded: EmbeddedDatabase, logger: Logger)
 
 /** One subject, with only that subject's credentials. */
 export async function serveOne(rt: RuntimeConfig, name: string, logger: Logger, port?: number): Promise<RunningBrain> {
-  const conn = await openSubject(rt, name);
+  const conn = await openSubject(rt, name, logger);
   const stopMaintenance = conn.embedded ? maintainWhileServing(conn.embedded, logger) : async () => undefined;
   try {
     const embedder = await chooseEmbedder(rt);
@@ -99,7 +99,7 @@ export async function serveAll(rt: RuntimeConfig, logger: Logger): Promise<Runni
       }
     } else {
       for (const subject of cfg.subjects) {
-        const conn = await openSubject(rt, findSubject(cfg, subject.name).name);
+        const conn = await openSubject(rt, findSubject(cfg, subject.name).name, logger);
         closers.push(() => conn.close());
         servers.push(await start(rt, subject, conn.handle, logger, embedder));
       }
