@@ -89,6 +89,8 @@ function isRead(query: CompiledQuery): boolean {
 
 class ReconnectingConnection implements DatabaseConnection {
   inTransaction = false;
+  /** The inner connection went back to the pool and no replacement could be had. */
+  released = false;
   constructor(
     private readonly driver: Driver,
     public inner: DatabaseConnection,
@@ -103,8 +105,7 @@ class ReconnectingConnection implements DatabaseConnection {
       if (this.inTransaction) throw connectionLost(error, 'no');
       if (!isRead(query)) throw connectionLost(error, 'unknown');
       return retryOnConnectionLoss(async () => {
-        await this.driver.releaseConnection(this.inner);
-        this.inner = await this.driver.acquireConnection();
+        await this.replaceInner();
         try {
           return await this.inner.executeQuery<R>(query);
         } catch (again) {
@@ -112,6 +113,15 @@ class ReconnectingConnection implements DatabaseConnection {
         }
       }, safeToRetry);
     }
+  }
+
+  private async replaceInner(): Promise<void> {
+    if (!this.released) {
+      this.released = true;
+      await this.driver.releaseConnection(this.inner);
+    }
+    this.inner = await this.driver.acquireConnection();
+    this.released = false;
   }
 
   streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
@@ -180,8 +190,9 @@ class ReconnectingDriver implements Driver {
     await inTransaction(() => this.inner.releaseSavepoint!((connection as ReconnectingConnection).inner, name, compileQuery));
   }
 
-  releaseConnection(connection: DatabaseConnection): Promise<void> {
-    return this.inner.releaseConnection((connection as ReconnectingConnection).inner);
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    const c = connection as ReconnectingConnection;
+    if (!c.released) await this.inner.releaseConnection(c.inner);
   }
 
   destroy(): Promise<void> {

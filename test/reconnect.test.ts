@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +19,7 @@ import { bootstrap } from '../db/bootstrap.js';
 import { SecretStore } from '../db/secrets.js';
 import { pgSession } from '../db/sql.js';
 import { openServerSubjectDb, type SubjectDb } from '../db/subject-db.js';
+import { createContext, insertTopic, write } from '../services/knowledge/index.js';
 import type { RunningSubjectServer } from '../services/runtime/subject-server.js';
 import { startSubjectServer } from '../services/runtime/subject-server.js';
 import { DENY_LIST, KINDS, testSubjects } from './support/brains.js';
@@ -172,6 +174,41 @@ describe.skipIf(!bindir)('[postgres] server mode survives the database going awa
     expect(await readyz()).toBe(200);
     const present = await presentMarkers('term');
     expect([...warm, ...after].filter((w) => !present.has(w.marker)).map((w) => w.marker)).toEqual([]);
+    expect(uncaught).toEqual([]);
+  });
+
+  /** Terminates the subject's backend that is running `marker` once it shows up. */
+  async function terminateWhenRunning(marker: string): Promise<void> {
+    let killed = 0;
+    await until(`a backend running ${marker}`, async () => {
+      const rows = await admin<{ n: number }>(
+        `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE usename = $1 AND state = 'active' AND position($2 in query) > 0`,
+        [homelab.role, marker],
+      );
+      killed += rows[0]!.n;
+      return killed > 0;
+    });
+  }
+
+  it('a connection dropped under a statement: a lone read runs again, a transaction runs again whole', async () => {
+    // A read cut off mid-statement: run again on a fresh connection.
+    const read = sql<{ one: number }>`SELECT 1 AS one FROM pg_sleep(0.5) /* read-cut */`.execute(handle.db);
+    await terminateWhenRunning('read-cut');
+    expect((await read).rows).toEqual([{ one: 1 }]);
+
+    // A transaction cut off before COMMIT: nothing of it was written, so all of it runs again.
+    const ctx = await createContext(homelab, handle.db);
+    let attempts = 0;
+    const written = write(ctx, { operation: 'test' }, async (trx) => {
+      attempts++;
+      await sql`SELECT pg_sleep(0.5) /* tx-cut */`.execute(trx);
+      return insertTopic(trx, 'homelab', { slug: 'concept/cut-off', kind: 'concept', title: 'Cut off', summary: '', body: 'Written once.', timeline: '', frontmatter: {}, tags: [] });
+    });
+    await terminateWhenRunning('tx-cut');
+    expect((await written).slug).toBe('concept/cut-off');
+    expect(attempts).toBe(2);
+    const rows = await admin<{ n: number }>(`SELECT count(*)::int AS n FROM homelab.topics WHERE slug = 'concept/cut-off'`);
+    expect(rows[0]!.n).toBe(1);
     expect(uncaught).toEqual([]);
   });
 
