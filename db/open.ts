@@ -8,8 +8,10 @@ import { loadKinds } from '../config/kinds.js';
 import { adminUrl, type RuntimeConfig } from '../config/runtime.js';
 import { ConfigError, findSubject, loadSubjects, type Subject, type SubjectsConfig } from '../config/subjects.js';
 import { bootstrap, type BootstrapReport } from './bootstrap.js';
+import { DataDirError, MARKER_FILE, newMarker, planDataDir, recovery, writeMarker, type DataDirPlan } from './data-dir.js';
 import { lockDataDir } from './data-lock.js';
 import { EmbeddedDatabase } from './embedded.js';
+import { MigrationError } from './migrate.js';
 import { SecretStore } from './secrets.js';
 import { pgliteSession, pgSession, type SqlSession } from './sql.js';
 import type { ConnectionLog } from './reconnecting-pg.js';
@@ -20,19 +22,64 @@ export interface AdminConnection {
   /** Embedded mode: the open PGlite (its subject handles share it). */
   readonly embedded: EmbeddedDatabase | undefined;
   readonly secrets: SecretStore | null;
+  /** Embedded mode: what opening found in the data directory (db/data-dir.ts). */
+  dataDir?: { readonly path: string; plan: DataDirPlan };
   close(): Promise<void>;
 }
 
-export async function openAdmin(rt: RuntimeConfig): Promise<AdminConnection> {
+export interface OpenOptions {
+  /**
+   * The user asked for a new brain (`brain init`, `--init`): an absent or empty data
+   * directory is created even when secrets exist beside it.
+   */
+  readonly init?: boolean;
+}
+
+let initRequested = false;
+
+/** `brain up --init` / `brain serve --init`: every later open in this process may create the brain. */
+export function requestNewBrain(): void {
+  initRequested = true;
+}
+
+export async function openAdmin(rt: RuntimeConfig, options: OpenOptions = {}): Promise<AdminConnection> {
   if (rt.mode === 'embedded') {
     mkdirSync(rt.home, { recursive: true, mode: 0o700 });
     const release = lockDataDir(join(rt.home, 'data.lock'));
     try {
-      const embedded = await EmbeddedDatabase.open(rt.dataDir, rt.embeddedCacheMb === undefined ? {} : { sharedBuffersMb: rt.embeddedCacheMb });
+      const init = options.init === true || initRequested;
+      const plan = planDataDir(rt.dataDir, rt.secretsDir, init);
+      let embedded: EmbeddedDatabase;
+      try {
+        embedded = await EmbeddedDatabase.open(rt.dataDir, rt.embeddedCacheMb === undefined ? {} : { sharedBuffersMb: rt.embeddedCacheMb });
+      } catch (cause) {
+        if (plan.action === 'create') throw cause;
+        // A WASM abort ("Aborted(). Build with -sASSERTIONS") or a PANIC of Postgres itself.
+        throw new DataDirError(
+          `the embedded brain in ${rt.dataDir} could not be opened (${(cause as Error).message}); its files look damaged. ${recovery(rt.dataDir)}.`,
+          { cause },
+        );
+      }
+      if (plan.action === 'adopt' && !init) {
+        let ours = false;
+        try {
+          ours = (await embedded.pg.query<{ ok: boolean }>("SELECT to_regclass('brain.schema_migrations') IS NOT NULL AS ok")).rows[0]?.ok === true;
+        } catch {
+          /* refused below */
+        }
+        if (!ours) {
+          await embedded.close().catch(() => undefined);
+          throw new DataDirError(
+            `refusing to open ${rt.dataDir}: it holds a PostgreSQL data directory but no claude-brain (no ${MARKER_FILE}, no brain schema). Nothing in it was changed. ` +
+              `${recovery(rt.dataDir)}; if it is what is left of a first start that failed, run with --init to set the brain up in it.`,
+          );
+        }
+      }
       return {
         session: pgliteSession(embedded.pg),
         embedded,
         secrets: null,
+        dataDir: { path: rt.dataDir, plan },
         async close() {
           await embedded.close();
           release();
@@ -57,12 +104,33 @@ export async function openAdmin(rt: RuntimeConfig): Promise<AdminConnection> {
 }
 
 export async function runBootstrap(rt: RuntimeConfig, admin: AdminConnection, subjects?: SubjectsConfig): Promise<BootstrapReport> {
-  return bootstrap(admin.session, {
+  const options = {
     subjects: subjects ?? loadSubjects(rt.subjectsFile),
     kinds: loadKinds(rt.kindsFile),
     denyList: loadDenyList(rt.denyListFile),
     secrets: admin.secrets,
-  });
+  };
+  const dataDir = admin.dataDir;
+  if (!dataDir) return bootstrap(admin.session, options);
+  let report: BootstrapReport;
+  try {
+    report = await bootstrap(admin.session, options);
+  } catch (cause) {
+    // A configuration the brain refuses (a kind still in use, a changed migration) says so itself;
+    // anything else on a brain that exists means its files are not what Postgres wrote.
+    if (dataDir.plan.action === 'create' || cause instanceof ConfigError || cause instanceof MigrationError || cause instanceof DataDirError) throw cause;
+    throw new DataDirError(
+      `the embedded brain in ${dataDir.path} failed to start (${(cause as Error).message}); its files may be damaged. ${recovery(dataDir.path)}.`,
+      { cause },
+    );
+  }
+  // Only now is the folder a brain: a crash before this leaves no marker, and no claim.
+  if (dataDir.plan.action !== 'open') {
+    const marker = newMarker(dataDir.path, dataDir.plan.action === 'adopt');
+    writeMarker(dataDir.path, marker);
+    dataDir.plan = { action: 'open', marker };
+  }
+  return report;
 }
 
 export interface SubjectConnection {

@@ -11,7 +11,8 @@ export const init: Command = {
   async run(args) {
     const { values } = parse(args, { json: { type: 'boolean' } }, usage);
     const rt = loadRuntimeConfig();
-    const admin = await openAdmin(rt);
+    // Asked for by name: an absent or empty data directory becomes a new brain even beside secrets.
+    const admin = await openAdmin(rt, { init: true });
     try {
       const report = await runBootstrap(rt, admin);
       if (values.json) printJson({ mode: rt.mode, ...report });

@@ -1,7 +1,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { pino } from 'pino';
 import { loadRuntimeConfig } from '../../config/runtime.js';
-import { openSubject } from '../../db/open.js';
+import { openSubject, requestNewBrain } from '../../db/open.js';
 import { createContext } from '../../services/knowledge/index.js';
 import { createBrainServer } from '../../services/mcp/server.js';
 import { createLogger } from '../../services/runtime/logger.js';
@@ -10,13 +10,15 @@ import { closeOnSignals, maintainWhileServing, serveOne } from '../../services/r
 import { CliError, parse } from '../output.js';
 import type { Command } from './index.js';
 
-const usage = 'brain serve --subject NAME [--port N] [--stdio]';
+const usage = 'brain serve --subject NAME [--port N] [--stdio] [--init]';
 
 export const serve: Command = {
   usage,
   summary: 'Serve one subject over MCP: Streamable HTTP on its port (default), or stdio for clients that spawn it.',
   async run(args) {
-    const { values } = parse(args, { subject: { type: 'string' }, port: { type: 'string' }, stdio: { type: 'boolean' } }, usage);
+    const { values } = parse(args, { subject: { type: 'string' }, port: { type: 'string' }, stdio: { type: 'boolean' }, init: { type: 'boolean' } }, usage);
+    // --init: the embedded brain may start new and empty even when secrets exist beside a missing data directory.
+    if (values.init) requestNewBrain();
     const name = values.subject ?? process.env.BRAIN_SUBJECT;
     if (!name) throw new CliError(`--subject is required\nusage: ${usage}`);
     const rt = loadRuntimeConfig();

@@ -1,16 +1,19 @@
 import { loadRuntimeConfig } from '../../config/runtime.js';
+import { requestNewBrain } from '../../db/open.js';
 import { createLogger } from '../../services/runtime/logger.js';
 import { closeOnSignals, serveAll } from '../../services/runtime/serve.js';
 import { parse, table } from '../output.js';
 import type { Command } from './index.js';
 
-const usage = 'brain up';
+const usage = 'brain up [--init]';
 
 export const up: Command = {
   usage,
   summary: 'Start every subject\'s MCP server in this process (the embedded brain when BRAIN_DATABASE_URL is unset).',
   async run(args) {
-    parse(args, {}, usage);
+    const { values } = parse(args, { init: { type: 'boolean' } }, usage);
+    // --init: start a new, empty brain even when secrets exist beside a missing data directory.
+    if (values.init) requestNewBrain();
     const rt = loadRuntimeConfig();
     const logger = createLogger('claude-brain', process.env.BRAIN_LOG_LEVEL ?? 'warn');
     const brain = await serveAll(rt, logger);
