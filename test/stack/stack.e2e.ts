@@ -102,6 +102,33 @@ describe('[postgres] the compose stack on PostgreSQL 17 + pgvector', () => {
     expect(Object.keys(inspect(container('db')).HostConfig.PortBindings ?? {})).toEqual([]);
   });
 
+  it('rides out a database restart: the same server processes answer once db is back', async () => {
+    const started = (subject: string) => {
+      const r = docker('inspect', '--format', '{{.State.StartedAt}} {{.RestartCount}}', container(`brain-${subject}`));
+      expect(r.code, r.stderr).toBe(0);
+      return r.stdout.trim();
+    };
+    const before = ORIGINAL.map(started);
+    const restarted = docker('restart', container('db'));
+    expect(restarted.code, restarted.stderr).toBe(0);
+    await until('db healthy again', () => (docker('inspect', '--format', '{{.State.Health.Status}}', container('db')).stdout.trim() === 'healthy' ? true : undefined), 120);
+    for (const subject of ORIGINAL) {
+      const answer = await until(`${subject} answering after the restart`, async () => {
+        try {
+          return await callTool(subject, 'search', { query: 'backup rotation', mode: 'keyword' });
+        } catch {
+          return undefined;
+        }
+      }, 60);
+      expect(answer).toBeTypeOf('string');
+      expect((await readyz(subject)).status).toBe(200);
+    }
+    await callTool('homelab', 'remember', { kind: 'environment', title: 'NAS backup rotation', body: 'Still written after the database restart.' });
+    expect(psql("SELECT count(*) FROM homelab.topics WHERE body LIKE '%after the database restart%'")).toBe('1');
+    // Reconnected, not restarted by Docker: the same processes, no restarts counted.
+    expect(ORIGINAL.map(started)).toEqual(before);
+  });
+
   it('keeps the data across ./brain-up.sh --down and up', async () => {
     const down = brainUp(['--down']);
     expect(down.code, down.stderr).toBe(0);
