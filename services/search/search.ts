@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { Embedder } from '../embeddings/embedder.js';
 import { targetSubject, type BrainContext } from '../knowledge/context.js';
 import { BrainError } from '../knowledge/errors.js';
-import { parseInput, subjectRef, tag } from '../knowledge/schemas.js';
+import { dateBound, parseInput, subjectRef, tag } from '../knowledge/schemas.js';
 import { readableSubjects } from '../knowledge/topics.js';
 import { estimateTokens, truncateToTokens } from './budget.js';
 import { KEYWORD_WEIGHT, reciprocalRankFusion, RRF_K } from './fusion.js';
@@ -25,7 +25,8 @@ import type { EmbedStatus } from './worker.js';
 
 export type SearchMode = 'hybrid' | 'keyword' | 'semantic';
 
-const when = z.string().datetime({ offset: true }).or(z.string().regex(/^\d{4}-\d{2}-\d{2}$/));
+/** since/until: a real date (midnight UTC) or a timestamp with its offset; 2025-02-30 is refused, never moved into March. */
+const when = dateBound;
 
 export const searchInput = z.object({
   query: z.string().trim().min(1).max(2000),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ingestDocument, raw } from '../../knowledge/index.js';
 import { BrainError } from '../../knowledge/index.js';
+import { guardJsonSize } from '../input-guard.js';
 import { ok } from '../result.js';
 import { reason, slug, subjectField } from './fields.js';
 import { defineTool, IDEMPOTENT_WRITE } from './types.js';
@@ -26,6 +27,7 @@ export const ingestTool = defineTool({
       if (!a.slug || !a.source || a.data === undefined) {
         throw new BrainError('invalid_input', 'raw data needs slug, source and data', 'Pass all three, or pass content to store a document.');
       }
+      guardJsonSize('ingest', 'data', a.data);
       const rows = await raw(ctx, { subject: a.subject, slug: a.slug, source: a.source, data: a.data, reason: a.reason });
       return ok(`Stored raw data "${a.source}" for ${a.subject ?? ctx.subject.name}:${a.slug} (${rows.length} source(s) on the card).`);
     }

@@ -5,6 +5,7 @@ import type { LintEmbeddingHooks } from '../../curation/lint.js';
 import type { TopicPlanner } from '../../curation/planner.js';
 import type { BrainContext } from '../../knowledge/index.js';
 import type { SearchDeps } from '../../search/index.js';
+import { guardToolInput } from '../input-guard.js';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -51,9 +52,18 @@ export const ADDITIVE: ToolAnnotations = { readOnlyHint: false, destructiveHint:
 export const IDEMPOTENT_WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 export const DESTRUCTIVE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false };
 
-/** Keeps each tool's argument types inferred from its own schema. */
+/**
+ * Keeps each tool's argument types inferred from its own schema, and checks every argument
+ * before the tool runs (input-guard.ts): the MCP servers and `brain call`/`pipe` alike.
+ */
 export function defineTool<S extends z.ZodObject>(tool: BrainTool<S>): BrainTool<S> {
-  return tool;
+  return {
+    ...tool,
+    async run(args, deps, extra) {
+      guardToolInput(tool.name, args);
+      return tool.run(args, deps, extra);
+    },
+  };
 }
 
 // The registry holds tools of different schemas; each is checked by its own defineTool.
