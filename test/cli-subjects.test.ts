@@ -1,6 +1,6 @@
 // `brain subjects add/remove` and `brain init`, run as child processes, on the embedded
 // brain and on the real server; then the database is checked directly.
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -10,6 +10,7 @@ import { MIGRATIONS_DIR } from '../db/bootstrap.js';
 import { EmbeddedDatabase } from '../db/embedded.js';
 import { loadMigrations } from '../db/migrate.js';
 import { ident } from '../db/sql.js';
+import { PACKAGE_ROOT } from '../config/runtime.js';
 import { runBrain, scratchConfigDir } from './support/cli.js';
 
 
@@ -80,6 +81,28 @@ describe('[pglite] brain subjects (CLI, embedded brain)', () => {
     // The brain still bootstraps cleanly afterwards, and the name can be used again.
     expect(runBrain(['init'], env).code).toBe(0);
     expect(runBrain(['subjects', 'add', 'garden'], env).code).toBe(0);
+  });
+});
+
+describe('brain subjects add for the compose stack (no embedded brain here)', () => {
+  it('updates subjects.yaml and docker-compose.yml, exits 0, and creates no embedded brain beside the stack\'s secrets', () => {
+    const home = mkdtempSync(join(tmpdir(), 'brain-home-'));
+    const configDir = scratchConfigDir();
+    try {
+      // What brain-up.sh leaves: secrets, a compose file, no .brain/data.
+      mkdirSync(join(home, 'secrets'), { mode: 0o700 });
+      writeFileSync(join(home, 'secrets', 'brain_personal.password'), 'x\n', { mode: 0o600 });
+      copyFileSync(join(PACKAGE_ROOT, 'docker-compose.yml'), join(configDir, 'docker-compose.yml'));
+      const r = runBrain(['subjects', 'add', 'garden'], { BRAIN_HOME: home, BRAIN_CONFIG_DIR: configDir });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain('./brain-up.sh');
+      expect(readFileSync(join(configDir, 'subjects.yaml'), 'utf8')).toMatch(/garden:\n\s+port: 7405/);
+      expect(readFileSync(join(configDir, 'docker-compose.yml'), 'utf8')).toContain('brain-garden:');
+      expect(existsSync(join(home, 'data'))).toBe(false);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+      rmSync(configDir, { recursive: true, force: true });
+    }
   });
 });
 

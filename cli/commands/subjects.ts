@@ -1,4 +1,5 @@
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { loadRuntimeConfig } from '../../config/runtime.js';
 import { addSubjectToFile, loadSubjects, removeSubjectFromFile, subjectName } from '../../config/subjects.js';
 import { openAdmin, runBootstrap } from '../../db/open.js';
@@ -31,13 +32,23 @@ export const subjects: Command = {
       const cfg = addSubjectToFile(rt.subjectsFile, name, port);
       // The compose stack follows subjects.yaml at once, even if the bootstrap below fails.
       refreshComposeFile(rt.subjectsFile);
+      const added = cfg.subjects.find((s) => s.name === name)!;
+      // No embedded brain here (a compose-stack checkout, or nothing started yet): nothing to provision
+      // now. Creating one would make an empty brain beside the stack's secrets; whichever brain starts
+      // next provisions every subject in subjects.yaml (the stack's migrate, or `npm start`).
+      if (rt.mode === 'embedded' && !existsSync(join(rt.dataDir, 'PG_VERSION'))) {
+        process.stdout.write(
+          `Subject "${name}" added to subjects.yaml (role ${added.role}, port ${added.port}). There is no embedded brain in ${rt.dataDir} to provision: ` +
+            `./brain-up.sh (the compose stack) or \`npm start\` (the embedded brain) creates its schema, role and grants when it next starts.\n`,
+        );
+        return 0;
+      }
       const admin = await openAdmin(rt);
       try {
         await runBootstrap(rt, admin, cfg);
       } finally {
         await admin.close();
       }
-      const added = cfg.subjects.find((s) => s.name === name)!;
       process.stdout.write(`Subject "${name}" is ready: schema ${name}, role ${added.role}, port ${added.port}. Start its server with brain-up.sh or \`npm start\`.\n`);
       return 0;
     }
