@@ -50,10 +50,10 @@ export function entryIdentity(entry: Pick<TimelineEntry, 'date' | 'source' | 'su
   return createHash('sha256').update(JSON.stringify([entry.date, entry.source, entry.summary, entry.detail])).digest('hex').slice(0, 24);
 }
 
-/** A real calendar date: Postgres refuses 2024-02-30, so such a line gets no episode. */
+/** A real calendar date, years 0001 to 9999: Postgres refuses 2024-02-30 and 0000-01-01, so such a line gets no episode. */
 export function isCalendarDate(date: string): boolean {
   const d = new Date(`${date}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === date;
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === date && d.getUTCFullYear() >= 1 && d.getUTCFullYear() <= 9999;
 }
 
 /** One timeline line for an episode. An em dash in the source label becomes a hyphen (it would split the line). */

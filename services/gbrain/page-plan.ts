@@ -1,7 +1,7 @@
 // What one GBrain page becomes in claude-brain, decided before anything is written: the
 // card, its tags, the episodes of its timeline lines, its links, its sidecar's raw data,
 // and the fingerprint export compares against. Pure: no database.
-import { slug as slugSchema } from '../knowledge/schemas.js';
+import { MAX_JSON_CHARS, slug as slugSchema, textProblem } from '../knowledge/schemas.js';
 import type { BrainPage } from './directory.js';
 import { entryIdentity, episodeKindFor, episodeTitle, isCalendarDate } from './episode-mapping.js';
 import { extractLinks } from './links.js';
@@ -53,6 +53,28 @@ export class PagePlanError extends Error {
   override readonly name = 'PagePlanError';
 }
 
+/**
+ * What a card written by remember (and an episode written by record) may hold; an imported
+ * page is held to the same, so import never stores what the tools would refuse. A page over
+ * a limit is refused as a whole (cutting it would lose text), named with the reason.
+ */
+export const CARD_LIMITS = { title: 300, body: 200_000, timeline: 200_000, tags: 50, tagLength: 100, episodeSummary: 2000, episodeDetail: 100_000 } as const;
+
+function checkLimits(relPath: string, fields: { title: string; body: string; timeline: string; frontmatterText: string }): void {
+  const refuse = (why: string): never => {
+    throw new PagePlanError(`${relPath}: ${why}; not imported`);
+  };
+  const n = (x: number) => x.toLocaleString('en');
+  if (fields.title.length > CARD_LIMITS.title) refuse(`its title has ${n(fields.title.length)} characters, more than the ${n(CARD_LIMITS.title)} a card's title may have`);
+  if (fields.body.length > CARD_LIMITS.body) refuse(`its text has ${n(fields.body.length)} characters, more than the ${n(CARD_LIMITS.body)} a card's body may have (split the page)`);
+  if (fields.timeline.length > CARD_LIMITS.timeline) refuse(`its timeline has ${n(fields.timeline.length)} characters, more than the ${n(CARD_LIMITS.timeline)} a card's timeline may have`);
+  if (fields.frontmatterText.length > MAX_JSON_CHARS) refuse(`its frontmatter has ${n(fields.frontmatterText.length)} characters as JSON, more than ${n(MAX_JSON_CHARS)}`);
+  for (const [what, text] of [['title', fields.title], ['text', fields.body], ['timeline', fields.timeline]] as const) {
+    const problem = textProblem(text);
+    if (problem) refuse(`its ${what} ${problem}`);
+  }
+}
+
 export function planPage(page: BrainPage, sidecar: Sidecar | undefined): PagePlan {
   const slug = slugForPage(page.relPath);
   const valid = slugSchema.safeParse(slug);
@@ -65,9 +87,14 @@ export function planPage(page: BrainPage, sidecar: Sidecar | undefined): PagePla
     throw new PagePlanError(`${page.relPath}: the frontmatter cannot be stored as JSON (${(cause as Error).message})`);
   }
 
+  const title = pageTitle(page);
+  checkLimits(page.relPath, { title, body: page.compiledTruth, timeline: page.timeline, frontmatterText });
+
   const tags: string[] = [];
   for (const t of pageTags(page)) {
-    if (t.length > 100) warnings.push(`${page.relPath}: the tag "${t.slice(0, 40)}…" is longer than 100 characters; not stored as a tag (it stays in the frontmatter)`);
+    if (t.length > CARD_LIMITS.tagLength) warnings.push(`${page.relPath}: the tag "${t.slice(0, 40)}…" is longer than ${CARD_LIMITS.tagLength} characters; not stored as a tag (it stays in the frontmatter)`);
+    else if (textProblem(t)) warnings.push(`${page.relPath}: a tag ${textProblem(t)}; not stored as a tag (it stays in the frontmatter)`);
+    else if (tags.length >= CARD_LIMITS.tags) warnings.push(`${page.relPath}: the tag "${t}" is one more than the ${CARD_LIMITS.tags} a card may have; not stored as a tag (it stays in the frontmatter)`);
     else tags.push(t);
   }
 
@@ -75,6 +102,11 @@ export function planPage(page: BrainPage, sidecar: Sidecar | undefined): PagePla
   for (const e of parseTimeline(page.timeline)) {
     if (!isCalendarDate(e.date)) {
       warnings.push(`${page.relPath}: timeline line ${e.line} has the date ${e.date}, which is not a calendar date; it stays in the timeline text but gets no episode`);
+      continue;
+    }
+    if (e.summary.length > CARD_LIMITS.episodeSummary || e.detail.length > CARD_LIMITS.episodeDetail) {
+      const n = (x: number) => x.toLocaleString('en');
+      warnings.push(`${page.relPath}: timeline line ${e.line} is longer than an episode may be (summary ${n(CARD_LIMITS.episodeSummary)}, detail ${n(CARD_LIMITS.episodeDetail)} characters); it stays in the timeline text but gets no episode`);
       continue;
     }
     episodes.push({ line: entryIdentity(e), kind: episodeKindFor(e.source), date: e.date, title: episodeTitle(e), summary: e.summary, detail: e.detail, source: e.source });
@@ -93,7 +125,7 @@ export function planPage(page: BrainPage, sidecar: Sidecar | undefined): PagePla
     relPath: page.relPath,
     slug,
     kind: page.kind,
-    title: pageTitle(page),
+    title,
     summary: executiveSummary(page.compiledTruth),
     body: page.compiledTruth,
     timeline: page.timeline,
