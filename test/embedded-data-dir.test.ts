@@ -177,6 +177,22 @@ describe('[pglite] the embedded data directory must be a brain of its own (CLI)'
     sleeper.kill('SIGKILL');
   });
 
+  it('brain down never signals the program that now holds a stale lock\'s PID', async () => {
+    const home = copyOfBase();
+    const sleeper = spawn('sleep', ['30'], { stdio: 'ignore' });
+    children.push(sleeper);
+    const lock = join(home, 'data.lock');
+    writeFileSync(lock, String(sleeper.pid));
+    const r = runBrain(['down'], env(home));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`stale lock ${lock} of process ${sleeper.pid}`);
+    // Still running: had it been signalled, its exit would be seen within this wait.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(sleeper.signalCode).toBeNull();
+    expect(sleeper.exitCode).toBeNull();
+    sleeper.kill('SIGKILL');
+  });
+
   it('the lock of a live brain is refused, naming the lock file, the PID and `brain down`', async () => {
     const home = copyOfBase();
     const lock = join(home, 'data.lock');

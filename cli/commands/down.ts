@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadRuntimeConfig } from '../../config/runtime.js';
+import { mayBeBrain } from '../../db/data-lock.js';
 import { parse } from '../output.js';
 import type { Command } from './index.js';
 
@@ -18,6 +19,11 @@ export const down: Command = {
       return 0;
     }
     const pid = Number(readFileSync(lock, 'utf8').trim());
+    // A stale lock's PID may belong to another program by now: never signal that one.
+    if (!Number.isInteger(pid) || pid <= 0 || !mayBeBrain(pid)) {
+      process.stdout.write(`The embedded brain is not running (stale lock ${lock} of process ${pid}, which is not a brain now; the next start clears it).\n`);
+      return 0;
+    }
     try {
       process.kill(pid, 'SIGTERM');
     } catch {
