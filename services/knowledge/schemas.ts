@@ -42,7 +42,7 @@ export const dateBound = calendarDate(
   z
     .string()
     .trim()
-    .regex(/^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2}))?$/i, 'use YYYY-MM-DD or an ISO 8601 timestamp with its offset, such as 2026-11-29T14:30:00Z'),
+    .regex(/^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2}))?$/, 'use YYYY-MM-DD or an ISO 8601 timestamp with its offset, such as 2026-11-29T14:30:00Z'),
 );
 
 export const relation = z.enum(['mentions', 'relates-to', 'supersedes', 'upcast-of', 'derived-from']);
@@ -108,7 +108,7 @@ function textHint(problem: string, where: string): string {
     : `Remove the lone surrogate from "${where}", or send the whole character (both halves of the pair), and call again.`;
 }
 
-const SHAPE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-](\d{2}):?(\d{2}))?)?$/i;
+const SHAPE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-](\d{2}):?(\d{2}))?)?$/;
 
 /**
  * Why a date or timestamp in the ISO shape is not a real one (2025-13-01, 2025-02-30,
@@ -130,7 +130,7 @@ export function calendarProblem(value: string): string | undefined {
   if (zone !== undefined && zh !== undefined && (Number(zh) > 14 || Number(zm) > 59)) return `"${value}" has an impossible UTC offset`;
   if (h !== undefined && zone !== undefined) {
     const utcYear = new Date(value.trim().replace(' ', 'T')).getUTCFullYear();
-    if (!(utcYear >= 1 && utcYear <= 9999)) return `"${value}" is outside the years 0001 to 9999 in UTC`;
+    if (Number.isFinite(utcYear) && (utcYear < 1 || utcYear > 9999)) return `"${value}" is outside the years 0001 to 9999 in UTC`;
   }
   return undefined;
 }
