@@ -1,13 +1,19 @@
 // Removing a subject never silently drops data: its schema is renamed to an archive name
 // (still there for the admin and for backups), its role loses every right and is dropped.
-import type { SubjectsConfig } from '../config/subjects.js';
+import type { Subject, SubjectsConfig } from '../config/subjects.js';
 import { ConfigError } from '../config/subjects.js';
 import { ident, inTransaction, type SqlSession } from './sql.js';
 
-export async function archiveSubject(session: SqlSession, cfg: SubjectsConfig, name: string, now = new Date()): Promise<string> {
+/** The subject `name`, if it may be taken out of service: it exists and is not the shared one. */
+export function removableSubject(cfg: SubjectsConfig, name: string): Subject {
   const subject = cfg.subjects.find((s) => s.name === name);
   if (!subject) throw new ConfigError(`unknown subject "${name}"`);
   if (subject.isPersonal) throw new ConfigError('the shared subject "personal" cannot be removed');
+  return subject;
+}
+
+export async function archiveSubject(session: SqlSession, cfg: SubjectsConfig, name: string, now = new Date()): Promise<string> {
+  const subject = removableSubject(cfg, name);
   const stamp = now.toISOString().replace(/[-:T]/g, '').slice(0, 14);
   const archive = `archived_${name}_${stamp}`;
   await inTransaction(session, async () => {

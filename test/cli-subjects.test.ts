@@ -85,7 +85,7 @@ describe('[pglite] brain subjects (CLI, embedded brain)', () => {
 });
 
 describe('brain subjects add for the compose stack (no embedded brain here)', () => {
-  it('updates subjects.yaml and docker-compose.yml, exits 0, and creates no embedded brain beside the stack\'s secrets', () => {
+  it('add and remove update subjects.yaml and docker-compose.yml, exit 0, and create no embedded brain beside the stack\'s secrets', () => {
     const home = mkdtempSync(join(tmpdir(), 'brain-home-'));
     const configDir = scratchConfigDir();
     try {
@@ -98,6 +98,13 @@ describe('brain subjects add for the compose stack (no embedded brain here)', ()
       expect(r.stdout).toContain('./brain-up.sh');
       expect(readFileSync(join(configDir, 'subjects.yaml'), 'utf8')).toMatch(/garden:\n\s+port: 7405/);
       expect(readFileSync(join(configDir, 'docker-compose.yml'), 'utf8')).toContain('brain-garden:');
+      expect(existsSync(join(home, 'data'))).toBe(false);
+      // Removing follows the files the same way; the shared subject is still refused.
+      expect(runBrain(['subjects', 'remove', 'personal', '--archive'], { BRAIN_HOME: home, BRAIN_CONFIG_DIR: configDir }).stderr).toContain('cannot be removed');
+      const removed = runBrain(['subjects', 'remove', 'garden', '--archive'], { BRAIN_HOME: home, BRAIN_CONFIG_DIR: configDir });
+      expect(removed.code, removed.stderr).toBe(0);
+      expect(readFileSync(join(configDir, 'subjects.yaml'), 'utf8')).not.toContain('garden');
+      expect(readFileSync(join(configDir, 'docker-compose.yml'), 'utf8')).not.toContain('brain-garden');
       expect(existsSync(join(home, 'data'))).toBe(false);
     } finally {
       rmSync(home, { recursive: true, force: true });

@@ -3,10 +3,13 @@ import { join } from 'node:path';
 import { loadRuntimeConfig } from '../../config/runtime.js';
 import { addSubjectToFile, loadSubjects, removeSubjectFromFile, subjectName } from '../../config/subjects.js';
 import { openAdmin, runBootstrap } from '../../db/open.js';
-import { archiveSubject } from '../../db/subjects.js';
+import { archiveSubject, removableSubject } from '../../db/subjects.js';
 import { refreshComposeFile } from '../../services/deploy/compose-file.js';
 import { CliError, parse, printJson, table } from '../output.js';
 import type { Command } from './index.js';
+
+/** A checkout that runs only the compose stack, or a brain not started yet, has no embedded data. */
+const noEmbeddedBrain = (dataDir: string) => !existsSync(join(dataDir, 'PG_VERSION'));
 
 const usage = 'brain subjects [list] [--json] | brain subjects add NAME [--port N] | brain subjects remove NAME --archive';
 
@@ -36,7 +39,7 @@ export const subjects: Command = {
       // No embedded brain here (a compose-stack checkout, or nothing started yet): nothing to provision
       // now. Creating one would make an empty brain beside the stack's secrets; whichever brain starts
       // next provisions every subject in subjects.yaml (the stack's migrate, or `npm start`).
-      if (rt.mode === 'embedded' && !existsSync(join(rt.dataDir, 'PG_VERSION'))) {
+      if (rt.mode === 'embedded' && noEmbeddedBrain(rt.dataDir)) {
         process.stdout.write(
           `Subject "${name}" added to subjects.yaml (role ${added.role}, port ${added.port}). There is no embedded brain in ${rt.dataDir} to provision: ` +
             `./brain-up.sh (the compose stack) or \`npm start\` (the embedded brain) creates its schema, role and grants when it next starts.\n`,
@@ -57,6 +60,18 @@ export const subjects: Command = {
         throw new CliError(`removing "${name}" takes its data out of service; pass --archive to confirm (the schema is renamed, never dropped, and stays in backups)`);
       }
       const cfg = loadSubjects(rt.subjectsFile);
+      removableSubject(cfg, name);
+      // As with add: no embedded brain here to archive in. The files follow; a server's database (the
+      // stack's) keeps the schema and its data, since nothing here ever drops one.
+      if (rt.mode === 'embedded' && noEmbeddedBrain(rt.dataDir)) {
+        removeSubjectFromFile(rt.subjectsFile, name);
+        refreshComposeFile(rt.subjectsFile);
+        process.stdout.write(
+          `Subject "${name}" removed from subjects.yaml. There is no embedded brain in ${rt.dataDir} to archive it in; ` +
+            'a database that holds it (the compose stack\'s) keeps its schema and data, and ./brain-up.sh stops its server.\n',
+        );
+        return 0;
+      }
       const admin = await openAdmin(rt);
       let archive: string;
       try {
