@@ -24,7 +24,7 @@ export async function catalogSnapshot(admin: SqlSession, rolePrefix: string): Pr
        'default_acl', (SELECT json_agg(json_build_object('role', d.defaclrole::regrole::text, 'ns', d.defaclnamespace::regnamespace::text, 'type', d.defaclobjtype, 'acl', d.defaclacl::text[]) ORDER BY 1) FROM pg_default_acl d),
        'roles', (SELECT json_agg(json_build_object('r', rolname, 'login', rolcanlogin, 'inherit', rolinherit, 'pw', rolpassword) ORDER BY rolname) FROM pg_authid WHERE starts_with(rolname, $1)),
        'members', (SELECT json_agg(roleid::regrole::text || '>' || member::regrole::text ORDER BY 1) FROM pg_auth_members WHERE starts_with(member::regrole::text, $1) OR starts_with(roleid::regrole::text, $1)),
-       'role_settings', (SELECT json_agg(json_build_object('r', setrole::regrole::text, 'c', setconfig) ORDER BY 1) FROM pg_db_role_setting WHERE setrole <> 0),
+       'role_settings', (SELECT json_agg(json_build_object('r', setrole::regrole::text, 'c', setconfig) ORDER BY 1) FROM pg_db_role_setting WHERE setrole <> 0 AND starts_with(setrole::regrole::text, $1)),
        'database_acl', (SELECT datacl::text[] FROM pg_database WHERE datname = current_database()),
        'extensions', (SELECT json_agg(extname || '@' || extnamespace::regnamespace::text ORDER BY extname) FROM pg_extension),
        'migrations', (SELECT json_agg(json_build_object('s', scope, 'v', version, 'c', checksum, 'at', applied_at) ORDER BY scope, version) FROM brain.schema_migrations),
