@@ -74,7 +74,7 @@ export async function putPage(ctx: BrainContext, raw: z.input<typeof putPageInpu
           },
           'put',
         );
-        row = await updateTopicIn(trx, subject, update);
+        row = await updateTopicIn(trx, subject, update, existing);
       }
       if (!row) throw new BrainError('conflict', `put "${input.slug}": the card was removed while it was being written`, 'Try again.');
       if (existing && tags.length) {

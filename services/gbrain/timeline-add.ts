@@ -38,7 +38,7 @@ export async function addTimelineEntry(ctx: BrainContext, raw: z.input<typeof ti
         parseInput(recordEpisodeInput, { kind, occurredAt: input.date, title: episodeTitle(entry), summary: input.summary, detail: input.detail, sourceLabel: input.source, topics: [input.slug] }, 'timeline-add'),
       );
       const timeline = mergeTimeline(topic.timeline, [{ id: episode.id, kind, date: input.date, title: episode.title, summary: input.summary, detail: input.detail, sourceLabel: input.source }]);
-      if (timeline !== topic.timeline) await updateTopicIn(trx, subject, parseInput(updateTopicInput, { slug: input.slug, timeline }, 'timeline-add'));
+      if (timeline !== topic.timeline) await updateTopicIn(trx, subject, parseInput(updateTopicInput, { slug: input.slug, timeline }, 'timeline-add'), topic);
       return episode;
     });
   } catch (error) {

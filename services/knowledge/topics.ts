@@ -156,9 +156,13 @@ export function appendBody(body: string, addition: string): string {
   return body.trim() ? `${body.replace(/\s+$/, '')}\n\n${add}` : add;
 }
 
-/** Updates a card inside an open transaction; the row is locked first, so an append never loses a concurrent one. */
-export async function updateTopicIn(trx: Trx, subject: string, input: z.output<typeof updateTopicInput>): Promise<TopicRow> {
-  const current = await requireLockedTopic(trx, subject, input.slug);
+/**
+ * Updates a card inside an open transaction; the row is locked first, so an append never loses a
+ * concurrent one. A caller that has already locked it in this transaction passes the row (`locked`)
+ * instead of a second SELECT ... FOR UPDATE.
+ */
+export async function updateTopicIn(trx: Trx, subject: string, input: z.output<typeof updateTopicInput>, locked?: TopicRow): Promise<TopicRow> {
+  const current = locked ?? (await requireLockedTopic(trx, subject, input.slug));
   const body = input.body === undefined ? current.body : input.bodyMode === 'append' ? appendBody(current.body, input.body) : input.body;
   return trx
     .withSchema(subject)

@@ -65,7 +65,7 @@ export async function upcast(ctx: BrainContext, raw: z.input<typeof upcastInput>
           ...(input.summary !== undefined ? { summary: input.summary } : {}),
           body: already ? existing.body : body,
           bodyMode: already ? 'replace' : input.bodyMode,
-        });
+        }, existing);
       }
       await insertLink(trx, project, source.id, { toSubject: PERSONAL, to: target, relation: 'upcast-of', context: input.reason });
       return { action: existing ? ('updated' as const) : ('created' as const), personal: toTopic(PERSONAL, personal), linkedFrom: `${project}:${input.slug}` };

@@ -142,7 +142,7 @@ export async function remember(ctx: BrainContext, raw: RememberInput, deps: Sear
   };
   try {
     return await write(ctx, { operation: 'remember', reason: input.reason, detail: decision }, async (trx) => {
-      // The card's row is locked before its text is read (updateTopicIn), so concurrent appends all land.
+      // The card's row is locked before its text is read, so concurrent appends all land.
       const updateCard = async (cardSlug: string) => {
         const before = await lockTopic(trx, target, cardSlug);
         const row = await updateTopicIn(trx, target, {
@@ -153,7 +153,7 @@ export async function remember(ctx: BrainContext, raw: RememberInput, deps: Sear
           ...(input.mode === 'replace' ? { title: input.title, kind: input.kind } : {}),
           ...(input.summary !== undefined && (input.mode === 'replace' || !before?.summary) ? { summary: input.summary } : {}),
           reason: input.reason,
-        });
+        }, before);
         await addTags(trx, target, row.id, input.tags);
         return { card: toTopic(target, row), changed: before?.updated_at.valueOf() !== row.updated_at.valueOf() };
       };
