@@ -34,6 +34,7 @@ const env = z.object({
   BRAIN_OLLAMA_MODEL: z.string().min(1).optional(),
   BRAIN_PROPOSAL_TTL_MINUTES: z.coerce.number().int().min(1).max(60 * 24 * 30).optional(),
   BRAIN_EMBEDDED_CACHE_MB: z.coerce.number().int().min(16).max(1024).optional(),
+  BRAIN_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(24 * 60).optional(),
 });
 
 export interface RuntimeConfig {
@@ -60,6 +61,8 @@ export interface RuntimeConfig {
   readonly ollamaModel: string;
   /** How long a session-close proposal waits for the human before it expires. */
   readonly proposalTtlMinutes: number;
+  /** An MCP session with no request and no open stream for this long is closed (default 10). */
+  readonly sessionIdleMinutes: number;
 }
 
 export function loadRuntimeConfig(source: NodeJS.ProcessEnv = process.env): RuntimeConfig {
@@ -91,6 +94,7 @@ export function loadRuntimeConfig(source: NodeJS.ProcessEnv = process.env): Runt
     ollamaUrl: e.OLLAMA_URL ?? 'http://127.0.0.1:11434',
     ollamaModel: e.BRAIN_OLLAMA_MODEL ?? 'nomic-embed-text',
     proposalTtlMinutes: e.BRAIN_PROPOSAL_TTL_MINUTES ?? 24 * 60,
+    sessionIdleMinutes: e.BRAIN_SESSION_IDLE_MINUTES ?? 10,
   } satisfies RuntimeConfig);
 }
 

@@ -33,8 +33,17 @@ export const serve: Command = {
       await server.connect(new StdioServerTransport());
       await new Promise<void>((resolve) => {
         process.stdin.once('end', resolve);
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
+        // The first signal starts the cleanup below; a second does not cut it short (the
+        // database is closed and its lock released); a third exits at once.
+        let signals = 0;
+        const onSignal = (signal: NodeJS.Signals) => {
+          signals++;
+          if (signals === 1) return resolve();
+          if (signals === 2) return logger.warn({ signal }, 'second signal: closing now; signal again to exit without cleanup');
+          process.exit(signal === 'SIGINT' ? 130 : 143);
+        };
+        process.on('SIGINT', onSignal);
+        process.on('SIGTERM', onSignal);
       });
       await server.close();
       await embedding.stop();

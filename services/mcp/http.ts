@@ -1,12 +1,18 @@
 // The HTTP face of one subject's MCP server: Streamable HTTP on /mcp, health on /healthz
 // and /readyz. Loopback by default; Host and Origin checked on every request (DNS
-// rebinding); optional bearer token; body limit, per-session rate limit, timeouts;
-// sessions drained and closed on shutdown.
+// rebinding); optional bearer token; body limit, per-session rate limit, timeouts.
+//
+// Sessions: one McpServer + transport per session, ended by the client's DELETE, or after
+// `sessionIdleMs` with no request and no open GET stream (the id then answers 404, so the
+// client initializes again). Shutdown (app.close()): new requests get 503 at once, requests
+// in flight get up to `drainMs` to finish, then every session is closed, its streams ended,
+// and the sockets still open are destroyed, so that an open GET stream or a call that never
+// ends cannot hold the process. `app.mcpSessions.closeNow()` cuts the drain short.
 import { randomUUID } from 'node:crypto';
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fastify';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { isInitializeRequest, type McpServer } from '@modelcontextprotocol/server';
-import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { bearerAuth } from './auth.js';
 import { RateLimiter } from './rate-limit.js';
@@ -23,13 +29,41 @@ export interface HttpOptions {
   requestsPerSecond?: number;
   burst?: number;
   maxSessions?: number;
+  /** A session with no request and no open GET stream for this long is closed (default 10 minutes). */
   sessionIdleMs?: number;
+  /** On shutdown, how long requests in flight may run before their sessions are closed (default 5 s). */
+  drainMs?: number;
+}
+
+export const DEFAULT_SESSION_IDLE_MS = 10 * 60_000;
+export const DEFAULT_DRAIN_MS = 5_000;
+
+/** How often idle sessions are looked for: a quarter of the idle time, between 25 ms and a minute. */
+export function sweepIntervalMs(idleMs: number): number {
+  return Math.min(60_000, Math.max(25, Math.floor(idleMs / 4)));
+}
+
+/** The sessions of one HTTP app, for shutdown and for tests (no HTTP endpoint shows them). */
+export interface McpSessions {
+  /** Open sessions. */
+  readonly count: number;
+  /** Open GET (server-to-client) streams, over all sessions. */
+  readonly openStreams: number;
+  /** MCP requests (POST) still being answered. */
+  readonly inFlight: number;
+  /** Skip the shutdown drain (or end one under way): sessions and sockets are closed at once. */
+  closeNow(): void;
 }
 
 interface Session {
   transport: NodeStreamableHTTPServerTransport;
   server: McpServer;
   lastSeen: number;
+  /** Open GET streams. */
+  streams: number;
+  /** Requests being answered. */
+  inFlight: number;
+  log: FastifyBaseLogger;
 }
 
 const LOCAL_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
@@ -38,7 +72,7 @@ function rpcError(reply: FastifyReply, status: number, code: number, message: st
   return reply.code(status).send({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
-export async function buildHttpApp(opts: HttpOptions) {
+export async function buildHttpApp(opts: HttpOptions): Promise<BrainHttpApp> {
   const app = Fastify({
     loggerInstance: opts.logger,
     bodyLimit: opts.bodyLimitBytes ?? 4 * 1024 * 1024,
@@ -51,6 +85,39 @@ export async function buildHttpApp(opts: HttpOptions) {
   const sessions = new Map<string, Session>();
   const limiter = new RateLimiter(opts.requestsPerSecond ?? 20, opts.burst ?? 60);
   const hosts = [...LOCAL_HOSTS, ...(opts.allowedHosts ?? [])];
+  const idleMs = opts.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+  const drainMs = opts.drainMs ?? DEFAULT_DRAIN_MS;
+  let inFlight = 0;
+  let shuttingDown = false;
+  // Wakes the shutdown drain: a request finished, or closeNow() was called.
+  let wake: (() => void) | undefined;
+  let hurry = false;
+
+  /** Ends one session: out of the map first (its id answers 404 from now on), then transport and server closed. */
+  const endSession = (sid: string, reason: string) => {
+    const s = sessions.get(sid);
+    if (!s) return Promise.resolve();
+    sessions.delete(sid);
+    limiter.forget(sid);
+    s.log.info({ sessionId: sid, reason }, 'session closed');
+    return Promise.allSettled([s.transport.close(), s.server.close()]).then(() => undefined);
+  };
+
+  /** Counts a request (and, for GET, its stream) until its response is finished or its socket closed. */
+  const track = (session: Session | undefined, reply: FastifyReply, kind: 'request' | 'stream') => {
+    if (kind === 'request') {
+      inFlight++;
+      if (session) session.inFlight++;
+    } else if (session) session.streams++;
+    reply.raw.once('close', () => {
+      if (kind === 'request') {
+        inFlight--;
+        if (session) session.inFlight--;
+      } else if (session) session.streams--;
+      if (session) session.lastSeen = Date.now();
+      wake?.();
+    });
+  };
 
   app.addHook('onRequest', hostHeaderValidation(hosts));
   app.addHook('onRequest', originValidation(hosts));
@@ -85,62 +152,117 @@ export async function buildHttpApp(opts: HttpOptions) {
         const id = request.headers['mcp-session-id'] as string | undefined;
         let session = id ? sessions.get(id) : undefined;
         if (id && !session) return rpcError(reply, 404, -32001, 'unknown or expired session; initialize a new one');
+        if (shuttingDown) return rpcError(reply, 503, -32000, 'the server is shutting down');
+        let fresh = false;
         if (!session) {
           if (!isInitializeRequest(request.body)) return rpcError(reply, 400, -32600, 'no session: the first request must be initialize');
           if (sessions.size >= (opts.maxSessions ?? 100)) return rpcError(reply, 503, -32000, 'too many open sessions; close one and retry');
           const server = opts.createServer();
+          const log = request.log;
           const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
             sessionIdGenerator: () => randomUUID(),
             onsessioninitialized: (sid) => {
-              sessions.set(sid, { transport, server, lastSeen: Date.now() });
-              request.log.info({ sessionId: sid }, 'session opened');
+              sessions.set(sid, created);
+              log.info({ sessionId: sid }, 'session opened');
             },
-            onsessionclosed: (sid) => {
-              sessions.delete(sid);
-              limiter.forget(sid);
-              request.log.info({ sessionId: sid }, 'session closed');
-            },
+            // The SDK calls this on DELETE /mcp, then closes the transport.
+            onsessionclosed: (sid) => endSession(sid, 'deleted by the client'),
           });
+          const created: Session = { transport, server, lastSeen: Date.now(), streams: 0, inFlight: 0, log };
           await server.connect(transport);
-          session = { transport, server, lastSeen: Date.now() };
+          session = created;
+          fresh = true;
         }
         session.lastSeen = Date.now();
+        track(session, reply, 'request');
         reply.hijack();
         await session.transport.handleRequest(request.raw, reply.raw, request.body);
+        // An initialize that did not open a session (refused by the transport) leaves nothing behind.
+        if (fresh && !(session.transport.sessionId && sessions.has(session.transport.sessionId))) {
+          await Promise.allSettled([session.transport.close(), session.server.close()]);
+        }
       });
 
       // GET opens the server-to-client stream, DELETE ends the session: both need one.
       const forward = async (request: FastifyRequest, reply: FastifyReply) => {
         const id = request.headers['mcp-session-id'] as string | undefined;
         const session = id ? sessions.get(id) : undefined;
-        if (!session) return rpcError(reply, id ? 404 : 400, -32001, id ? 'unknown or expired session' : 'mcp-session-id header required');
+        if (!session) return rpcError(reply, id ? 404 : 400, -32001, id ? 'unknown or expired session; initialize a new one' : 'mcp-session-id header required');
         session.lastSeen = Date.now();
+        track(session, reply, request.method === 'GET' ? 'stream' : 'request');
         reply.hijack();
         await session.transport.handleRequest(request.raw, reply.raw);
+        // The SDK ends the session on a successful DELETE (onsessionclosed); make sure of it.
+        if (request.method === 'DELETE' && reply.raw.statusCode < 300) await endSession(id!, 'deleted by the client');
       };
       mcp.get('/mcp', forward);
       mcp.delete('/mcp', forward);
     },
   );
 
+  // Idle: no request for idleMs and no open stream or request. A GET stream is a client
+  // listening, not an idle one.
   const sweep = setInterval(() => {
-    const idle = opts.sessionIdleMs ?? 30 * 60_000;
+    const now = Date.now();
     for (const [sid, s] of sessions) {
-      if (Date.now() - s.lastSeen > idle) {
-        sessions.delete(sid);
-        void s.transport.close();
-        void s.server.close();
-      }
+      if (s.streams === 0 && s.inFlight === 0 && now - s.lastSeen > idleMs) void endSession(sid, `idle for ${Math.round(idleMs / 1000)} s`);
     }
-  }, 60_000);
+  }, sweepIntervalMs(idleMs));
   sweep.unref();
 
+  const control: McpSessions = {
+    get count() {
+      return sessions.size;
+    },
+    get openStreams() {
+      let n = 0;
+      for (const s of sessions.values()) n += s.streams;
+      return n;
+    },
+    get inFlight() {
+      return inFlight;
+    },
+    closeNow() {
+      hurry = true;
+      wake?.();
+    },
+  };
+
+  // Fastify runs preClose after it has begun answering new requests with 503 and before it
+  // closes the listener, which waits for every connection: streams must be ended here.
+  app.addHook('preClose', async () => {
+    shuttingDown = true;
+    clearInterval(sweep);
+    app.server.closeIdleConnections();
+    const started = Date.now();
+    const waiting = inFlight;
+    while (inFlight > 0 && !hurry && Date.now() - started < drainMs) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.max(0, drainMs - (Date.now() - started)));
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = undefined;
+    }
+    const cut = inFlight;
+    const count = sessions.size;
+    await Promise.allSettled([...sessions.keys()].map((sid) => endSession(sid, 'server shutting down')));
+    // What is left (a request past the drain, a stream the transport did not end) is cut.
+    app.server.closeAllConnections();
+    opts.logger.info(
+      { sessions: count, inFlightAtClose: waiting, cutShort: cut, drainedMs: Date.now() - started, skippedDrain: hurry },
+      `closed ${count} MCP session(s)`,
+    );
+  });
   app.addHook('onClose', async () => {
     clearInterval(sweep);
-    await Promise.allSettled([...sessions.values()].flatMap((s) => [s.transport.close(), s.server.close()]));
-    sessions.clear();
+    await Promise.allSettled([...sessions.keys()].map((sid) => endSession(sid, 'server closed')));
   });
-  return app;
+  app.decorate('mcpSessions', control);
+  return app as unknown as BrainHttpApp;
 }
 
-export type BrainHttpApp = Awaited<ReturnType<typeof buildHttpApp>>;
+/** A subject's fastify app, with its MCP sessions (`mcpSessions`) for shutdown and tests. */
+export type BrainHttpApp = ReturnType<typeof Fastify> & { readonly mcpSessions: McpSessions };

@@ -36,6 +36,7 @@ async function start(rt: RuntimeConfig, subject: Subject, handle: SubjectDb, log
     allowedHosts: rt.allowedHosts,
     bearerToken: bearerTokenFor(rt, subject),
     logger,
+    sessionIdleMs: rt.sessionIdleMinutes * 60_000,
   });
 }
 
@@ -81,7 +82,8 @@ export async function serveAll(rt: RuntimeConfig, logger: Logger): Promise<Runni
   const servers: RunningSubjectServer[] = [];
   const closers: (() => Promise<void>)[] = [];
   const closeAll = async () => {
-    for (const s of servers.splice(0)) await s.close().catch(() => undefined);
+    // In parallel: each server's shutdown drain runs at the same time, not one after the other.
+    await Promise.allSettled(servers.splice(0).map((s) => s.close()));
     for (const c of closers.splice(0).reverse()) await c().catch(() => undefined);
   };
   try {
@@ -111,21 +113,51 @@ export async function serveAll(rt: RuntimeConfig, logger: Logger): Promise<Runni
   return { servers, close: closeAll };
 }
 
-/** Stops cleanly on SIGINT/SIGTERM: sessions drained, pools closed. */
-export function closeOnSignals(brain: RunningBrain, logger: Logger): void {
-  let closing = false;
-  const stop = (signal: string) => {
-    if (closing) return;
-    closing = true;
-    logger.info({ signal }, 'shutting down');
-    brain.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+/**
+ * Stops cleanly on SIGINT/SIGTERM. The first signal: new requests get 503, requests in flight
+ * get the drain time (services/mcp/http.ts, 5 s) to finish, then every MCP session is closed,
+ * its streams ended and its sockets cut; then the embedding workers, the database and the
+ * data-directory lock. A second signal skips (or ends) the drain but still does the rest of
+ * the cleanup. A third exits at once, without cleanup.
+ */
+export function closeOnSignals(brain: RunningBrain, logger: Logger, say: (line: string) => void = (l) => process.stderr.write(`claude-brain: ${l}\n`)): void {
+  let signals = 0;
+  const stop = (signal: NodeJS.Signals) => {
+    signals++;
+    if (signals === 1) {
+      // brain.close() empties brain.servers: keep them for a second signal.
+      const servers = [...brain.servers];
+      const sessions = servers.reduce((n, s) => n + s.app.mcpSessions.count, 0);
+      const inFlight = servers.reduce((n, s) => n + s.app.mcpSessions.inFlight, 0);
+      logger.info({ signal, sessions, inFlight }, 'shutting down');
+      say(`${signal}: shutting down; ${sessions} MCP session(s) open, ${inFlight} request(s) in flight (given a few seconds to finish). Signal again to close at once.`);
+      stopNow = () => {
+        for (const s of servers) s.app.mcpSessions.closeNow();
+      };
+      const started = Date.now();
+      brain.close().then(
+        () => {
+          logger.info({ ms: Date.now() - started }, 'stopped');
+          say(`stopped in ${((Date.now() - started) / 1000).toFixed(1)} s (sessions closed, database closed).`);
+          process.exit(0);
+        },
+        (error: unknown) => {
+          logger.error({ err: error }, 'shutdown failed');
+          say(`shutdown failed: ${(error as Error).message}`);
+          process.exit(1);
+        },
+      );
+    } else if (signals === 2) {
+      logger.warn({ signal }, 'second signal: closing now');
+      say(`${signal} again: second signal: closing now (sessions and connections cut; the database is still closed cleanly). A third signal exits without cleanup.`);
+      stopNow();
+    } else {
+      logger.error({ signal }, 'third signal: exiting without cleanup');
+      say(`${signal} a third time: exiting without cleanup (the data-directory lock may be left behind).`);
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    }
   };
-  process.once('SIGINT', () => stop('SIGINT'));
-  process.once('SIGTERM', () => stop('SIGTERM'));
+  let stopNow = () => undefined as void;
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
 }

@@ -26,6 +26,10 @@ export interface SubjectServerOptions {
   proposalTtlMinutes?: number;
   /** Per-session request rate (default 20/s, bursts of 60). */
   rateLimit?: { perSecond: number; burst: number };
+  /** An MCP session with no request and no open stream for this long is closed (services/mcp/http.ts). */
+  sessionIdleMs?: number;
+  /** On shutdown, how long requests in flight may run before sessions are closed. */
+  drainMs?: number;
 }
 
 export interface RunningSubjectServer {
@@ -54,6 +58,8 @@ export async function startSubjectServer(opts: SubjectServerOptions): Promise<Ru
       }),
     readiness: () => checkReadiness(ctx, embedding.report),
     ...(opts.rateLimit ? { requestsPerSecond: opts.rateLimit.perSecond, burst: opts.rateLimit.burst } : {}),
+    ...(opts.sessionIdleMs === undefined ? {} : { sessionIdleMs: opts.sessionIdleMs }),
+    ...(opts.drainMs === undefined ? {} : { drainMs: opts.drainMs }),
   });
   try {
     await app.listen({ host: opts.host, port: opts.port });
