@@ -6,7 +6,7 @@ import type { BrainContext } from '../services/knowledge/index.js';
 import { failure } from '../services/mcp/result.js';
 import { TOOLS } from '../services/mcp/tools/index.js';
 import type { AnyBrainTool, ToolDeps } from '../services/mcp/tools/types.js';
-import { chooseEmbedder, subjectServices } from '../services/runtime/embedding.js';
+import { chooseEmbedder, pendingNote, subjectServices } from '../services/runtime/embedding.js';
 import { createLogger } from '../services/runtime/logger.js';
 import { withSubject } from './subject.js';
 
@@ -25,10 +25,17 @@ function toolFor(deps: ToolDeps, name: string): AnyBrainTool | undefined {
   return TOOLS.find((t) => t.name === name && !(t.name === 'upcast' && deps.ctx.subject.isPersonal));
 }
 
-export async function toolRunner(ctx: BrainContext): Promise<ToolRunner> {
+/**
+ * A one-shot command runs no embedding worker (it would embed one batch and be stopped):
+ * cards it writes stay queued, and on close it says so on stderr (see pendingNote).
+ */
+export async function toolRunner(ctx: BrainContext, opts: { writes?: boolean } = {}): Promise<ToolRunner> {
   const logger = createLogger('claude-brain', process.env.BRAIN_LOG_LEVEL ?? 'error');
-  const { services, embedding } = subjectServices(ctx, await chooseEmbedder(loadRuntimeConfig()), logger);
+  const choice = await chooseEmbedder(loadRuntimeConfig());
+  const { services, embedding } = subjectServices(ctx, choice, logger, undefined, false);
   const deps: ToolDeps = { ctx, services };
+  // Tools that are not read-only count as writes; a command that writes through the services directly says so.
+  let wrote = opts.writes === true;
   return {
     deps,
     async call(name, args) {
@@ -39,6 +46,7 @@ export async function toolRunner(ctx: BrainContext): Promise<ToolRunner> {
         const issue = parsed.error.issues[0]!;
         return { ok: false, text: `Error (invalid_input): ${issue.path.join('.') || 'arguments'}: ${issue.message}\nHint: brain --tools-json shows the schema.` };
       }
+      wrote ||= tool.annotations.readOnlyHint !== true;
       try {
         const r = await tool.run(parsed.data, deps, undefined as never);
         return { ok: !r.isError, text: r.content.map((c) => ('text' in c ? c.text : '')).join('\n') };
@@ -47,7 +55,12 @@ export async function toolRunner(ctx: BrainContext): Promise<ToolRunner> {
         return { ok: false, text: r.content.map((c) => ('text' in c ? c.text : '')).join('\n') };
       }
     },
-    close: () => embedding.stop(),
+    async close() {
+      await embedding.stop();
+      const note = wrote ? await pendingNote(ctx, choice).catch(() => undefined) : undefined;
+      if (note) process.stderr.write(`Note: ${note}\n`);
+      await choice.embedder?.close?.();
+    },
   };
 }
 
@@ -63,9 +76,10 @@ export function toolsJson(deps: ToolDeps): unknown[] {
 export async function withToolRunner(
   values: { subject?: string | undefined; json?: boolean | undefined },
   fn: (runner: ToolRunner, ctx: BrainContext) => Promise<number>,
+  opts: { writes?: boolean } = {},
 ): Promise<number> {
   return withSubject(values, async (ctx) => {
-    const runner = await toolRunner(ctx);
+    const runner = await toolRunner(ctx, opts);
     try {
       return await fn(runner, ctx);
     } finally {

@@ -78,4 +78,23 @@ describe('[pglite] brain CLI: remember, search, call, pipe, tools, lint', () => 
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('# Lint of homelab');
   });
+
+  // One-shot commands run no embedding worker: what they write waits for a server or for
+  // `brain embed`, and they say so (on stderr, so --json output stays clean).
+  it('a command that writes says which cards wait to be embedded, and brain embed clears them', { timeout: 180_000 }, () => {
+    const offline = { ...env, BRAIN_EMBEDDER: 'offline' };
+    const wrote = runBrain(['remember', '--kind', 'tool', '--title', 'restic', '--json'], offline, 'Encrypted, deduplicated backups.');
+    expect(wrote.code, wrote.stderr).toBe(0);
+    expect(JSON.parse(wrote.stdout)).toMatchObject({ card: { slug: 'tool/restic' } });
+    // restic, and the cards the tests above wrote with no embedder.
+    expect(wrote.stderr).toMatch(/^Note: [3-9] cards of homelab wait to be embedded \(use-lite-512\); until then search finds them by keyword\./);
+    expect(wrote.stderr).toContain('brain embed --stale --subject homelab');
+    // Reading says nothing about it.
+    expect(runBrain(['search', 'restic'], offline).stderr).not.toContain('wait to be embedded');
+    const embedded = runBrain(['embed', '--stale'], offline);
+    expect(embedded.code, embedded.stderr).toBe(0);
+    const again = runBrain(['remember', '--kind', 'tool', '--title', 'borgmatic'], offline, 'Borg with a config file.');
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('Note: 1 card of homelab waits to be embedded');
+  });
 });

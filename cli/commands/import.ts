@@ -41,7 +41,7 @@ export const importCommand: Command = {
       if (values.json) printJson(report);
       else process.stdout.write(importText(report));
       return report.ok ? EXIT.ok : EXIT.failed;
-    });
+    }, { writes: true });
   },
 };
 

@@ -34,6 +34,6 @@ export const ingest: Command = {
       if (values.json) printJson(r);
       else process.stdout.write(`${r.documentId}\n`);
       return EXIT.ok;
-    });
+    }, { writes: true });
   },
 };

@@ -28,6 +28,6 @@ export const put: Command = {
         for (const w of r.warnings) process.stderr.write(`brain: warning: ${w}\n`);
       }
       return EXIT.ok;
-    });
+    }, { writes: true });
   },
 };

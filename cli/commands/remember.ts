@@ -49,6 +49,6 @@ export const remember: Command = {
       const r = await runner.call('remember', input);
       process.stdout.write(`${r.text}\n`);
       return r.ok ? 0 : 1;
-    });
+    }, { writes: true });
   },
 };

@@ -24,6 +24,6 @@ export const restore: Command = {
       if (values.json) printJson(r);
       else process.stdout.write(`Restored ${r.entity} ${r.id} from version ${r.restoredFrom}${r.recreated ? ' (it had been deleted)' : ''}.\n`);
       return EXIT.ok;
-    });
+    }, { writes: true });
   },
 };

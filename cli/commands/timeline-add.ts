@@ -21,6 +21,6 @@ export const timelineAdd: Command = {
       if (values.json) printJson(e);
       else process.stdout.write(`Added episode ${e.id} (${e.kind}, ${e.occurredAt}) to ${slug}.\n`);
       return EXIT.ok;
-    });
+    }, { writes: true });
   },
 };

@@ -23,6 +23,8 @@ export interface Embedder {
   embedQuery(text: string): Promise<number[]>;
   /** Cheap liveness probe: resolves to { ok: true } or { ok: false, reason } and never throws. */
   health(): Promise<EmbedderHealth>;
+  /** Releases what the embedder holds (a thread, sockets); optional. */
+  close?(): Promise<void>;
 }
 
 /** The backend is down, unreachable or timed out. Nothing is wrong with the configuration. */

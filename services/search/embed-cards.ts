@@ -14,6 +14,13 @@ import { assertDimensions, vectorLiteral } from './vectors.js';
 /** Chunk size for embedding: ~1200 chars (~300 tokens) keeps a section's meaning in focus for both models. */
 export const CHUNK_OPTIONS = { maxChars: 1200, overlapChars: 150 } as const;
 
+/**
+ * Chunks one batch may embed and write: a batch is one embedder call and one transaction, and
+ * in the embedded brain that transaction holds the one connection every subject shares. A card
+ * with more chunks than this (up to ~200: EMBED_TEXT_LIMIT) is a batch of its own.
+ */
+export const BATCH_CHUNK_BUDGET = 64;
+
 export interface BatchResult {
   /** Cards whose chunks were (re)embedded. */
   embedded: number;
@@ -37,18 +44,40 @@ interface Prepared {
   vectors?: number[][];
 }
 
-/** Embeds up to `batchSize` pending cards. Throws what the embedder throws (nothing is written then). */
-export async function embedPendingBatch(ctx: BrainContext, embedder: Embedder, batchSize: number, onlyTopicSlug?: string): Promise<BatchResult> {
+export interface BatchOptions {
+  /** Cards per batch at most. */
+  batchSize: number;
+  /** Only this topic, if it is pending. */
+  slug?: string | undefined;
+  /** Chunks per batch at most (one card at least); default BATCH_CHUNK_BUDGET. */
+  chunkBudget?: number;
+  /** Stops waiting for the embedder: the batch then throws and writes nothing. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Embeds up to `batchSize` pending cards, fewer when their chunks exceed the chunk budget (at
+ * least one card). Throws what the embedder throws (nothing is written then).
+ */
+export async function embedPendingBatch(ctx: BrainContext, embedder: Embedder, opts: BatchOptions): Promise<BatchResult> {
   const subject = ctx.subject.name;
   const m = modelOf(embedder);
-  const cards = await pendingCards(ctx.db, subject, m, batchSize, onlyTopicSlug);
-  const prepared: Prepared[] = cards.map((card) => {
+  const prepared: Prepared[] = [];
+  let budget = opts.chunkBudget ?? BATCH_CHUNK_BUDGET;
+  for (const card of await pendingCards(ctx.db, subject, m, opts.batchSize, opts.slug)) {
     const chunks = chunkCard({ title: card.title, summary: card.summary, body: card.body }, CHUNK_OPTIONS);
-    return { card, chunks, hash: contentHash(chunks) };
-  });
+    const hash = contentHash(chunks);
+    const cost = hash === card.storedHash ? 0 : chunks.length;
+    // The rest stay pending for the next batch.
+    if (prepared.length > 0 && cost > budget) break;
+    budget -= cost;
+    prepared.push({ card, chunks, hash });
+  }
+  const cards = prepared.map((p) => p.card);
   const toEmbed = prepared.filter((p) => p.hash !== p.card.storedHash);
   // One call for the whole batch: the embedder batches its own requests (Ollama's batchSize).
-  const vectors = toEmbed.length > 0 ? await embedder.embedDocuments(toEmbed.flatMap((p) => p.chunks.map((c) => c.text))) : [];
+  const vectors = toEmbed.length > 0 ? await abortable(embedder.embedDocuments(toEmbed.flatMap((p) => p.chunks.map((c) => c.text))), opts.signal) : [];
+  opts.signal?.throwIfAborted();
   let offset = 0;
   for (const p of toEmbed) {
     p.vectors = vectors.slice(offset, offset + p.chunks.length);
@@ -70,6 +99,17 @@ export async function embedPendingBatch(ctx: BrainContext, embedder: Embedder, b
     }
   });
   return result;
+}
+
+/** The embedder's answer, or the abort's reason, whichever comes first (the embedder's late answer is dropped). */
+function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /** Locks the cards still present (FOR KEY SHARE: a concurrent delete waits, edits do not). */

@@ -5,6 +5,13 @@ import { sql } from 'kysely';
 import type { Db, Trx } from '../knowledge/context.js';
 import type { Entity } from './types.js';
 
+/**
+ * The most characters of a card's text that are embedded: the body limit of remember and
+ * import. A longer card (written by SQL) is embedded from its first 200,000 characters, and
+ * keyword search still finds the rest; its chunks and the time to embed them stay bounded.
+ */
+export const EMBED_TEXT_LIMIT = 200_000;
+
 export interface EmbedModel {
   model: string;
   dims: number;
@@ -39,7 +46,7 @@ export interface PendingCard {
 export async function pendingCards(db: Db | Trx, subject: string, m: EmbedModel, limit: number, onlyTopicSlug?: string): Promise<PendingCard[]> {
   const state = sql.table(`${subject}.embedding_state`);
   const topics = await sql<PendingCard>`
-    SELECT 'topic' AS entity, c.id, c.updated_at::text AS version, c.title, c.summary, c.body,
+    SELECT 'topic' AS entity, c.id, c.updated_at::text AS version, c.title, c.summary, left(c.body, ${EMBED_TEXT_LIMIT}) AS body,
            (SELECT es.content_hash FROM ${state} es WHERE es.topic_id = c.id AND es.model = ${m.model} AND es.dims = ${m.dims}) AS "storedHash"
       FROM ${sql.table(`${subject}.topics`)} c
      WHERE ${stale('topic', subject, m)} ${onlyTopicSlug === undefined ? sql`` : sql`AND c.slug = ${onlyTopicSlug}`}
@@ -49,7 +56,7 @@ export async function pendingCards(db: Db | Trx, subject: string, m: EmbedModel,
   if (out.length >= limit || onlyTopicSlug !== undefined) return out;
   const episodes = await sql<PendingCard>`
     SELECT 'episode' AS entity, c.id, c.updated_at::text AS version, c.title, c.summary,
-           concat_ws(E'\n\n', nullif(c.detail, ''), nullif(c.source_label, '')) AS body,
+           left(concat_ws(E'\n\n', nullif(c.detail, ''), nullif(c.source_label, '')), ${EMBED_TEXT_LIMIT}) AS body,
            (SELECT es.content_hash FROM ${state} es WHERE es.episode_id = c.id AND es.model = ${m.model} AND es.dims = ${m.dims}) AS "storedHash"
       FROM ${sql.table(`${subject}.episodes`)} c
      WHERE ${stale('episode', subject, m)}

@@ -27,7 +27,7 @@ async function runToCompletion(ctx: BrainContext, embedder: Embedder, batchSize:
   const started = performance.now();
   const total: BatchResult = { embedded: 0, unchanged: 0, chunks: 0, seen: 0 };
   for (;;) {
-    const r = await embedPendingBatch(ctx, embedder, batchSize, slug);
+    const r = await embedPendingBatch(ctx, embedder, { batchSize, slug });
     total.embedded += r.embedded;
     total.unchanged += r.unchanged;
     total.chunks += r.chunks;

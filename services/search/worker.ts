@@ -46,6 +46,11 @@ export interface EmbedWorker {
   drain(): Promise<void>;
 }
 
+/** The pause between two batches while work remains. */
+const BETWEEN_BATCHES_MS = 20;
+/** How often the pending count is taken for real while the worker is busy. */
+const RECOUNT_MS = 5_000;
+
 export const NO_VECTORS = 'pgvector is not installed on this database: embeddings are off and search is keyword-only';
 
 export function startEmbedWorker(opts: EmbedWorkerOptions): EmbedWorker {
@@ -56,7 +61,10 @@ export function startEmbedWorker(opts: EmbedWorkerOptions): EmbedWorker {
   const maxBackoff = Math.max(opts.maxBackoffMs ?? 60_000, opts.pollMs);
   const status: EmbedStatus = { state: 'ok', pending: 0, model: m.model, dims: m.dims };
   let failures = 0;
+  let countedAt = 0;
   let stopped = false;
+  // Stopping does not wait for a batch in the embedder (seconds on the offline model): it is dropped, and written again later.
+  const stopping = new AbortController();
   let wake: (() => void) | undefined;
   let drainers: { resolve: () => void; reject: (e: Error) => void }[] = [];
 
@@ -88,17 +96,26 @@ export function startEmbedWorker(opts: EmbedWorkerOptions): EmbedWorker {
       return Math.max(opts.pollMs, 60_000);
     }
     try {
-      const r = await embedPendingBatch(ctx, embedder, opts.batchSize);
-      status.pending = await countPending(ctx.db, ctx.subject.name, m);
+      const r = await embedPendingBatch(ctx, embedder, { batchSize: opts.batchSize, signal: stopping.signal });
+      // Counting is a scan of the subject's cards: while work keeps coming, an estimate does,
+      // and the real count is taken when the queue looks empty or every few seconds.
+      if (r.seen === 0 || Date.now() - countedAt >= RECOUNT_MS) {
+        status.pending = await countPending(ctx.db, ctx.subject.name, m);
+        countedAt = Date.now();
+        settleDrainers(); // only on a real count: the estimate can reach 0 early
+      } else {
+        status.pending = Math.max(0, status.pending - r.embedded - r.unchanged);
+      }
       if (failures > 0) logger?.info({ subject: ctx.subject.name, model: m.model }, 'embedder is back; embedding resumed');
       failures = 0;
       status.state = 'ok';
       delete status.lastError;
       if (r.embedded > 0) logger?.info({ subject: ctx.subject.name, embedded: r.embedded, chunks: r.chunks, pending: status.pending }, 'embedded cards');
-      settleDrainers();
-      // A full batch means there is probably more: go on at once.
-      return r.seen >= opts.batchSize && status.pending > 0 ? 0 : opts.pollMs;
+      // Work found means there is probably more: go on after a pause that lets every waiting
+      // request (HTTP, a tool call queued for the database) go first.
+      return r.seen > 0 ? BETWEEN_BATCHES_MS : opts.pollMs;
     } catch (error) {
+      if (stopped) return 0; // the batch was dropped on purpose
       failures++;
       status.state = 'degraded';
       status.lastError = error instanceof Error ? error.message : String(error);
@@ -132,6 +149,7 @@ export function startEmbedWorker(opts: EmbedWorkerOptions): EmbedWorker {
     },
     async stop() {
       stopped = true;
+      stopping.abort(new Error('the embed worker stopped'));
       wake?.();
       await loop;
       status.state = 'off';

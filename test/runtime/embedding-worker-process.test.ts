@@ -1,0 +1,94 @@
+// The embedded brain keeps answering while its embedding worker has work: `brain up` with
+// the offline embedder, a 10 MB card (written by SQL: the tools refuse one) and a few hundred
+// ordinary cards pending. Before the model had its own thread, one batch held the event loop
+// for seconds, so /healthz, every subject and SIGTERM waited for it.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EmbeddedDatabase } from '../../db/embedded.js';
+import { runBrain, scratchConfigDir } from '../support/cli.js';
+import { connectClient, text } from '../support/mcp.js';
+import { freePorts, startBrainProcess, stopBrainProcess } from '../support/processes.js';
+
+async function timedGet(url: string): Promise<{ ms: number; status: number; body: unknown }> {
+  const started = performance.now();
+  const res = await fetch(url, { signal: AbortSignal.timeout(30_000) });
+  const body = await res.json();
+  return { ms: performance.now() - started, status: res.status, body };
+}
+
+describe('[pglite] brain up answers while the embedding worker has work', () => {
+  let home: string;
+  let configDir: string;
+  let env: Record<string, string>;
+  let ports: number[];
+  const children: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    home = mkdtempSync(join(tmpdir(), 'brain-worker-'));
+    configDir = scratchConfigDir();
+    ports = freePorts(2);
+    writeFileSync(join(configDir, 'subjects.yaml'), `role_prefix: brain_\nsubjects:\n  personal:\n    port: ${ports[0]}\n  homelab:\n    port: ${ports[1]}\n`);
+    env = { BRAIN_HOME: home, BRAIN_CONFIG_DIR: configDir, BRAIN_EMBEDDER: 'offline', BRAIN_LOG_LEVEL: 'info' };
+    expect(runBrain(['init'], env).code).toBe(0);
+    const db = await EmbeddedDatabase.open(join(home, 'data'));
+    await db.pg.query(`INSERT INTO homelab.topics (slug, kind, title, body) VALUES ('env/huge', 'environment', 'A 10 MB card', $1)`, [
+      'The storage array hums along in the rack; its disks spin all night. '.repeat(150_000),
+    ]);
+    await db.pg.query(
+      `INSERT INTO homelab.topics (slug, kind, title, body)
+       SELECT 'env/card-' || i, 'environment', 'Card ' || i, repeat('Service ' || i || ' runs on host alpha and is backed up nightly. ', 150)
+         FROM generate_series(1, 300) AS i`,
+    );
+    await db.close();
+  }, 300_000);
+
+  afterAll(() => {
+    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+    rmSync(home, { recursive: true, force: true });
+    rmSync(configDir, { recursive: true, force: true });
+  });
+
+  it('answers /healthz within a second and serves searches throughout, then stops on SIGTERM', { timeout: 300_000 }, async () => {
+    const proc = await startBrainProcess(['up'], env, /Stop with Ctrl-C/);
+    children.push(proc.child);
+    const base = (i: number) => `http://127.0.0.1:${ports[i]}`;
+    const client = await connectClient(`${base(1)}/mcp`);
+
+    const health: number[] = [];
+    const searches: string[] = [];
+    const pendingSeen: number[] = [];
+    const until = Date.now() + 25_000;
+    let round = 0;
+    while (Date.now() < until) {
+      const [a, b] = await Promise.all([timedGet(`${base(0)}/healthz`), timedGet(`${base(1)}/healthz`)]);
+      expect([a.status, b.status]).toEqual([200, 200]);
+      health.push(a.ms, b.ms);
+      if (round % 20 === 0) {
+        const ready = await timedGet(`${base(1)}/readyz`);
+        pendingSeen.push((ready.body as { embedder?: { pending?: number } }).embedder?.pending ?? -1);
+        const r = await client.callTool({ name: 'search', arguments: { query: 'which host runs service 7?' } });
+        expect(r.isError).toBeFalsy();
+        searches.push(text(r));
+      }
+      round++;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await client.close();
+
+    // The worker was busy the whole time: cards were pending at the end as at the start.
+    expect(pendingSeen.length).toBeGreaterThan(3);
+    expect(pendingSeen.at(-1), `pending at each check: ${pendingSeen.join(", ")}`).toBeGreaterThan(0);
+    expect(proc.output()).toContain('"msg":"embedded cards"');
+    expect(health.length).toBeGreaterThan(60);
+    expect(Math.max(...health)).toBeLessThan(1_000);
+    expect(searches.length).toBeGreaterThan(3);
+    for (const s of searches) expect(s).toContain('homelab:env/card-');
+
+    const stopped = await stopBrainProcess(proc.child);
+    expect(stopped.code).toBe(0);
+    expect(stopped.ms).toBeLessThan(10_000);
+  });
+});

@@ -1,0 +1,50 @@
+// The built CLI as a long-running child process (brain up, brain serve), the way users and
+// the compose stack run it.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { BRAIN_JS } from './cli.js';
+
+export interface BrainProcess {
+  child: ChildProcess;
+  /** Everything it printed so far, stdout and stderr. */
+  output(): string;
+}
+
+/** Starts `brain ARGS` and resolves once `marker` appears on stdout or stderr. */
+export function startBrainProcess(args: string[], env: Record<string, string>, marker: RegExp, timeoutMs = 180_000): Promise<BrainProcess> {
+  const child = spawn(process.execPath, [BRAIN_JS, ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env } });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`timed out waiting for ${marker}; output:\n${out}`));
+    }, timeoutMs);
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      if (marker.test(out)) {
+        clearTimeout(timer);
+        resolve({ child, output: () => out });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code} before ${marker}:\n${out}`));
+    });
+  });
+}
+
+/** SIGTERM, then its exit code and how long it took to exit. */
+export async function stopBrainProcess(child: ChildProcess): Promise<{ code: number | null; ms: number }> {
+  const started = performance.now();
+  if (child.exitCode !== null) return { code: child.exitCode, ms: 0 };
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.kill('SIGTERM');
+  const code = await exited;
+  return { code, ms: performance.now() - started };
+}
+
+export function freePorts(n: number): number[] {
+  const base = 20000 + Math.floor(Math.random() * 20000);
+  return Array.from({ length: n }, (_, i) => base + i);
+}
