@@ -34,6 +34,7 @@ const env = z.object({
   BRAIN_OLLAMA_MODEL: z.string().min(1).optional(),
   BRAIN_PROPOSAL_TTL_MINUTES: z.coerce.number().int().min(1).max(60 * 24 * 30).optional(),
   BRAIN_EMBEDDED_CACHE_MB: z.coerce.number().int().min(16).max(1024).optional(),
+  BRAIN_OPEN_DAMAGED: z.enum(['0', '1']).optional(),
   BRAIN_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(24 * 60).optional(),
 });
 
@@ -50,6 +51,8 @@ export interface RuntimeConfig {
   readonly dataDir: string;
   /** Embedded mode: PGlite's page cache in MB; undefined sizes it from the data directory (db/embedded.ts). */
   readonly embeddedCacheMb: number | undefined;
+  /** BRAIN_OPEN_DAMAGED=1: open an embedded brain whose files look damaged, to save what is left. */
+  readonly openDamaged: boolean;
   /** Server mode, one subject per process: a file holding this subject role's password. */
   readonly dbPasswordFile: string | undefined;
   /** Where the MCP servers listen: 127.0.0.1 by default; 0.0.0.0 only inside a container. */
@@ -87,6 +90,7 @@ export function loadRuntimeConfig(source: NodeJS.ProcessEnv = process.env): Runt
     databaseUrl: e.BRAIN_DATABASE_URL,
     dataDir: join(home, 'data'),
     embeddedCacheMb: e.BRAIN_EMBEDDED_CACHE_MB,
+    openDamaged: e.BRAIN_OPEN_DAMAGED === '1',
     dbPasswordFile: e.BRAIN_DB_PASSWORD_FILE,
     host: e.BRAIN_HOST ?? '127.0.0.1',
     allowedHosts: Object.freeze((e.BRAIN_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean)),

@@ -118,11 +118,15 @@ export function planDataDir(dataDir: string, secretsDir: string, init: boolean):
 
 /** Writes the marker (atomically: a temporary file, flushed, then renamed over). */
 export function writeMarker(dataDir: string, marker: DataDirMarker): void {
-  const file = join(dataDir, MARKER_FILE);
+  writeFileAtomically(join(dataDir, MARKER_FILE), `${JSON.stringify(marker, null, 2)}\n`);
+}
+
+/** Written whole or not at all: a temporary file, synced, then renamed over the old one. */
+export function writeFileAtomically(file: string, text: string): void {
   const tmp = `${file}.tmp-${process.pid}`;
   const fd = openSync(tmp, 'w', 0o600);
   try {
-    writeSync(fd, `${JSON.stringify(marker, null, 2)}\n`);
+    writeSync(fd, text);
     fsyncSync(fd);
   } finally {
     closeSync(fd);

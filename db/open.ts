@@ -9,6 +9,7 @@ import { adminUrl, type RuntimeConfig } from '../config/runtime.js';
 import { ConfigError, findSubject, loadSubjects, type Subject, type SubjectsConfig } from '../config/subjects.js';
 import { bootstrap, type BootstrapReport } from './bootstrap.js';
 import { DataDirError, MARKER_FILE, newMarker, planDataDir, recovery, writeMarker, type DataDirPlan } from './data-dir.js';
+import { dropSnapshot, shortFiles, shrunkSinceClose, writeSnapshot } from './relation-files.js';
 import { lockDataDir } from './data-lock.js';
 import { EmbeddedDatabase } from './embedded.js';
 import { MigrationError } from './migrate.js';
@@ -49,6 +50,14 @@ export async function openAdmin(rt: RuntimeConfig, options: OpenOptions = {}): P
     try {
       const init = options.init === true || initRequested;
       const plan = planDataDir(rt.dataDir, rt.secretsDir, init);
+      const damaged = (damage: string[]) =>
+        new DataDirError(
+          `the embedded brain in ${rt.dataDir} is damaged: ${damage.join('; ')}. What was in those files is missing from this copy. ` +
+            `${recovery(rt.dataDir)}. To open it anyway and save what is left (brain export), set BRAIN_OPEN_DAMAGED=1.`,
+        );
+      // Before PGlite touches the folder: a file that shrank since the last clean close.
+      const shrunk = plan.action === 'create' || rt.openDamaged ? [] : [...shrunkSinceClose(rt.dataDir).values()];
+      if (shrunk.length > 0) throw damaged(shrunk);
       let embedded: EmbeddedDatabase;
       try {
         embedded = await EmbeddedDatabase.open(rt.dataDir, rt.embeddedCacheMb === undefined ? {} : { sharedBuffersMb: rt.embeddedCacheMb });
@@ -60,6 +69,13 @@ export async function openAdmin(rt: RuntimeConfig, options: OpenOptions = {}): P
           { cause },
         );
       }
+      // After a crash there is no snapshot; the database's own record of each file still holds.
+      const short = plan.action === 'create' || rt.openDamaged ? [] : await shortFiles(embedded.pg, rt.dataDir);
+      if (short.length > 0) {
+        await embedded.close().catch(() => undefined);
+        throw damaged(short);
+      }
+      dropSnapshot(rt.dataDir);
       if (plan.action === 'adopt' && !init) {
         let ours = false;
         try {
@@ -81,6 +97,8 @@ export async function openAdmin(rt: RuntimeConfig, options: OpenOptions = {}): P
         secrets: null,
         dataDir: { path: rt.dataDir, plan },
         async close() {
+          // Only a clean close leaves the snapshot the next open checks the files against.
+          await writeSnapshot(embedded.pg, rt.dataDir).catch(() => undefined);
           await embedded.close();
           release();
         },

@@ -4,7 +4,7 @@
 // answered by a fresh empty brain. Also the data lock: a PID reused by another program is
 // a stale lock, a live brain's lock is named. Runs the built CLI as a user would.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -138,6 +138,56 @@ describe('[pglite] the embedded data directory must be a brain of its own (CLI)'
     expect(r.stderr).toContain('its files look damaged');
     expect(r.stderr).toContain('brain restore FILE');
     expect(r.stderr).not.toContain('Aborted()');
+  });
+
+  it('a table file truncated while the brain was closed is refused, naming the table, its file and the recovery; BRAIN_OPEN_DAMAGED=1 opens it', () => {
+    const home = copyOfBase();
+    const data = join(home, 'data');
+    // The CLI closed the brain cleanly: the snapshot of its files is there.
+    const snapshot = JSON.parse(readFileSync(join(data, 'claude-brain-files.json'), 'utf8')) as { files: Record<string, { name: string; bytes: number }> };
+    const entries = Object.entries(snapshot.files);
+    expect(entries.length).toBeGreaterThan(50);
+    const [path, topics] = entries.find(([, f]) => f.name === 'homelab.topics')!;
+    expect(topics.bytes).toBeGreaterThan(0);
+    truncateSync(join(data, path), 0);
+    const before = listing(data);
+    const r = runBrain(['stats'], env(home));
+    expect(r.code).not.toBe(0);
+    expect(r.stdout).not.toContain('Cards');
+    expect(r.stderr).toContain(`is damaged: homelab.topics (file ${join(data, path)}) has 0 bytes; it had ${topics.bytes.toLocaleString('en')} when the brain last closed`);
+    expect(r.stderr).toContain('brain restore FILE');
+    expect(r.stderr).toContain('BRAIN_OPEN_DAMAGED=1');
+    // Refused before the database opened: not one file touched.
+    expect(listing(data)).toEqual(before);
+    // Opened anyway, on purpose: what is left can be saved.
+    const anyway = runBrain(['stats'], { ...env(home), BRAIN_OPEN_DAMAGED: '1' });
+    expect(anyway.code, anyway.stderr).toBe(0);
+    expect(anyway.stdout).toMatch(/Cards\s+0/);
+  });
+
+  it('with no snapshot (after a crash), a file shorter than the database records for it is refused', () => {
+    const home = copyOfBase();
+    const data = join(home, 'data');
+    const snapshot = JSON.parse(readFileSync(join(data, 'claude-brain-files.json'), 'utf8')) as { files: Record<string, { name: string; bytes: number }> };
+    // A btree index has its metapage from CREATE INDEX on, and pg_class records it.
+    const [path] = Object.entries(snapshot.files).find(([, f]) => f.name === 'homelab.topics_pkey')!;
+    rmSync(join(data, 'claude-brain-files.json'));
+    truncateSync(join(data, path), 0);
+    const r = runBrain(['stats'], env(home));
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(`is damaged: index homelab.topics_pkey (file ${join(data, path)}) has 0 bytes, but the database recorded 1 page (8 kB) for it`);
+    expect(r.stderr).toContain('brain restore FILE');
+  });
+
+  it('a clean brain opens with its snapshot checked and leaves a fresh one when it closes', () => {
+    const home = copyOfBase();
+    const file = join(home, 'data', 'claude-brain-files.json');
+    const before = readFileSync(file, 'utf8');
+    const r = runBrain(['remember', '--kind', 'environment', '--title', 'Router', '--slug', 'env/router'], env(home), 'OpenWrt');
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(file)).toBe(true);
+    expect(readFileSync(file, 'utf8')).not.toEqual(before);
+    expect(runBrain(['stats'], env(home)).stdout).toMatch(/Cards\s+2/);
   });
 
   it('a brain of an older version (no marker) is adopted: it opens, and the marker is written once', () => {

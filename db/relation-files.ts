@@ -1,0 +1,95 @@
+// Damage Postgres cannot see by itself: a truncated or missing table file reads as an empty
+// table, with no error (`brain stats` said "Cards 0" and exit 0). Two checks, when the
+// embedded brain opens (a server's files are its DBA's):
+// - the clean-close snapshot: each relation file's size, written when the brain closes
+//   cleanly and removed when it opens. Nothing may shrink a file while the brain is closed,
+//   so a file smaller than its snapshot, or gone, is damage. After a crash there is no snapshot.
+// - the database's own record (pg_class.relpages, set by ANALYZE, VACUUM and CREATE INDEX; a
+//   relation only shrinks through operations that update it): a file shorter than it is damage.
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { PGlite } from '@electric-sql/pglite';
+import { writeFileAtomically } from './data-dir.js';
+
+/** In the data directory, beside the marker; Postgres ignores files it does not know there. */
+export const SNAPSHOT_FILE = 'claude-brain-files.json';
+
+interface Snapshot {
+  format: 1;
+  closedAt: string;
+  /** Data-directory-relative path -> the relation's name and its size at close. */
+  files: Record<string, { name: string; bytes: number }>;
+}
+
+export interface ShortRelation {
+  schema: string;
+  name: string;
+  kind: 'table' | 'index' | 'toast table' | 'materialized view';
+  /** Relative to the data directory, e.g. base/5/16386. */
+  path: string;
+  recordedPages: number;
+  bytes: number;
+}
+
+const KINDS: Record<string, ShortRelation['kind']> = { r: 'table', i: 'index', t: 'toast table', m: 'materialized view' };
+
+export async function shortRelations(pg: PGlite): Promise<ShortRelation[]> {
+  const { rows } = await pg.query<{ schema: string; name: string; relkind: string; path: string; pages: number; bytes: number }>(
+    `SELECT n.nspname AS schema, c.relname AS name, c.relkind, pg_relation_filepath(c.oid) AS path,
+            c.relpages AS pages, pg_relation_size(c.oid)::float8 AS bytes
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE c.relpersistence = 'p' AND c.relkind IN ('r', 'i', 't', 'm') AND c.relpages > 0
+        AND pg_relation_size(c.oid) < c.relpages::bigint * current_setting('block_size')::int
+      ORDER BY n.nspname, c.relname`,
+  );
+  return rows.map((r) => ({ schema: r.schema, name: r.name, kind: KINDS[r.relkind] ?? 'table', path: r.path, recordedPages: Number(r.pages), bytes: Number(r.bytes) }));
+}
+
+/** Records every relation file's size; called as the brain closes cleanly. */
+export async function writeSnapshot(pg: PGlite, dataDir: string): Promise<void> {
+  const { rows } = await pg.query<{ name: string; path: string; bytes: number }>(
+    `SELECT n.nspname || '.' || c.relname AS name, pg_relation_filepath(c.oid) AS path, pg_relation_size(c.oid)::float8 AS bytes
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE c.relpersistence = 'p' AND c.relkind IN ('r', 'i', 't', 'm') AND pg_relation_filepath(c.oid) IS NOT NULL`,
+  );
+  const snapshot: Snapshot = { format: 1, closedAt: new Date().toISOString(), files: {} };
+  for (const r of rows) snapshot.files[r.path] = { name: r.name, bytes: Number(r.bytes) };
+  writeFileAtomically(join(dataDir, SNAPSHOT_FILE), JSON.stringify(snapshot));
+}
+
+/** Files smaller than at the last clean close, or gone (path -> what is wrong); none when there is no snapshot (first open, or after a crash). */
+export function shrunkSinceClose(dataDir: string): Map<string, string> {
+  const file = join(dataDir, SNAPSHOT_FILE);
+  const problems = new Map<string, string>();
+  if (!existsSync(file)) return problems;
+  let snapshot: Snapshot;
+  try {
+    snapshot = JSON.parse(readFileSync(file, 'utf8')) as Snapshot;
+  } catch {
+    return problems; // a damaged snapshot proves nothing about the data
+  }
+  for (const [path, { name, bytes }] of Object.entries(snapshot.files ?? {})) {
+    let now: number;
+    try {
+      now = statSync(join(dataDir, path)).size;
+    } catch {
+      problems.set(path, `${name} (file ${join(dataDir, path)}) is gone; it had ${bytes.toLocaleString('en')} bytes when the brain last closed`);
+      continue;
+    }
+    if (now < bytes) problems.set(path, `${name} (file ${join(dataDir, path)}) has ${now.toLocaleString('en')} bytes; it had ${bytes.toLocaleString('en')} when the brain last closed`);
+  }
+  return problems;
+}
+
+/** The brain is open: the snapshot no longer describes the files. */
+export function dropSnapshot(dataDir: string): void {
+  rmSync(join(dataDir, SNAPSHOT_FILE), { force: true });
+}
+
+/** Files shorter than the database records for them, one line each naming the file. */
+export async function shortFiles(pg: PGlite, dataDir: string): Promise<string[]> {
+  return (await shortRelations(pg).catch(() => [])).map(
+    (r) =>
+      `${r.kind} ${r.schema}.${r.name} (file ${join(dataDir, r.path)}) has ${r.bytes.toLocaleString('en')} bytes, but the database recorded ${r.recordedPages.toLocaleString('en')} page${r.recordedPages === 1 ? '' : 's'} (${(r.recordedPages * 8).toLocaleString('en')} kB) for it`,
+  );
+}
