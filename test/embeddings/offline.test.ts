@@ -105,6 +105,17 @@ describe('OfflineEmbedder (USE lite, bundled weights)', () => {
     expect(Math.max(...gaps)).toBeLessThan(1_000);
   });
 
+  it('stops its thread after idleMs without work and starts it again when work comes', { timeout: 60_000 }, async () => {
+    const idle = new OfflineEmbedder({ idleMs: 300 });
+    const first = await idle.embedQuery('first question');
+    expect(idle.running).toBe(true);
+    await new Promise((r) => setTimeout(r, 800));
+    expect(idle.running).toBe(false);
+    const again = await idle.embedQuery('first question');
+    expect(dot(first, again)).toBeCloseTo(1, 5);
+    await idle.close();
+  });
+
   it('never keeps a process alive, and never lets one exit while it waits for a vector', { timeout: 120_000 }, () => {
     const script = `import { OfflineEmbedder } from ${JSON.stringify(new URL('../../dist/services/embeddings/offline.js', import.meta.url).href)};
       const v = await new OfflineEmbedder().embedQuery('one query, then the process ends by itself');
