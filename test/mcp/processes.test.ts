@@ -1,7 +1,7 @@
 // The servers as real processes, the way users and the compose stack run them:
 // `brain up` (the embedded brain, every subject), `brain serve --subject` with only that
 // subject's password, and `brain serve --stdio`.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,43 +12,7 @@ import { EmbeddedDatabase } from '../../db/embedded.js';
 import { serverBrain, testSubjects, type BrainUnderTest } from '../support/brains.js';
 import { BRAIN_JS, runBrain, scratchConfigDir } from '../support/cli.js';
 import { connectClient, text } from '../support/mcp.js';
-
-function freePorts(n: number): number[] {
-  const base = 20000 + Math.floor(Math.random() * 20000);
-  return Array.from({ length: n }, (_, i) => base + i);
-}
-
-/** Starts the built CLI and resolves once `marker` appears on stdout or stderr. */
-function startProcess(args: string[], env: Record<string, string>, marker: RegExp): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, [BRAIN_JS, ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env } });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`timed out waiting for ${marker}; output:\n${out}`));
-    }, 180_000);
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      if (marker.test(out)) {
-        clearTimeout(timer);
-        resolve({ child, output: () => out });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code} before ${marker}:\n${out}`));
-    });
-  });
-}
-
-async function stop(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null) return child.exitCode;
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  child.kill('SIGTERM');
-  return exited;
-}
+import { freePorts, startBrainProcess, stopBrainProcess } from '../support/processes.js';
 
 describe('[pglite] brain up: the embedded brain as a real process', () => {
   let home: string;
@@ -81,7 +45,7 @@ describe('[pglite] brain up: the embedded brain as a real process', () => {
     await db.close();
 
     // At info level, so that its maintenance pass is logged (`up` logs warnings only by default).
-    let proc = await startProcess(['up'], { ...env, BRAIN_LOG_LEVEL: 'info' }, /Stop with Ctrl-C/);
+    let proc = await startBrainProcess(['up'], { ...env, BRAIN_LOG_LEVEL: 'info' }, /Stop with Ctrl-C/);
     children.push(proc.child);
     expect(proc.output()).toContain(`brain-homelab http://127.0.0.1:${ports[1]}/mcp`);
     let client = await connectClient(`http://127.0.0.1:${ports[1]}/mcp`);
@@ -96,9 +60,9 @@ describe('[pglite] brain up: the embedded brain as a real process', () => {
     const first = proc;
     const maintained = () => first.output().split('\n').some((l) => l.includes('"msg":"embedded maintenance"') && l.includes('"table":"homelab.topics"'));
     await expect.poll(maintained, { timeout: 60_000 }).toBe(true);
-    expect(await stop(proc.child)).toBe(0);
+    expect((await stopBrainProcess(proc.child)).code).toBe(0);
 
-    proc = await startProcess(['up'], env, /Stop with Ctrl-C/);
+    proc = await startBrainProcess(['up'], env, /Stop with Ctrl-C/);
     children.push(proc.child);
     client = await connectClient(`http://127.0.0.1:${ports[1]}/mcp`);
     expect(text(await client.callTool({ name: 'get', arguments: { slug: 'env/nas', include: ['timeline'] } }))).toContain('Moved to the embedded brain');
@@ -107,7 +71,7 @@ describe('[pglite] brain up: the embedded brain as a real process', () => {
     expect(second.code).toBe(1);
     expect(second.stderr).toContain('in use by process');
     await client.close();
-    expect(await stop(proc.child)).toBe(0);
+    expect((await stopBrainProcess(proc.child)).code).toBe(0);
   });
 
   it('serve --stdio speaks MCP on stdin/stdout', { timeout: 120_000 }, async () => {
@@ -142,7 +106,7 @@ describe.skipIf(!inject('pgAdminUrl'))('[postgres] brain serve: one subject, one
     const configDir = scratchConfigDir();
     const [port] = freePorts(1);
     writeFileSync(join(configDir, 'subjects.yaml'), `role_prefix: ${brain.config.rolePrefix}\nsubjects:\n${brain.config.subjects.map((s, i) => `  ${s.name}:\n    port: ${port! + i}\n`).join('')}`);
-    const proc = await startProcess(
+    const proc = await startBrainProcess(
       ['serve', '--subject', 'homelab'],
       { BRAIN_CONFIG_DIR: configDir, BRAIN_HOME: dir, BRAIN_DATABASE_URL: `postgres://127.0.0.1:${loc.port}/${loc.db}`, BRAIN_DB_PASSWORD_FILE: passwordFile, BRAIN_EMBEDDER: 'none' },
       /serving "homelab"/,
@@ -156,7 +120,7 @@ describe.skipIf(!inject('pgAdminUrl'))('[postgres] brain serve: one subject, one
       await client.close();
       expect(proc.output()).not.toContain(readFileSync(passwordFile, 'utf8').trim());
     } finally {
-      expect(await stop(proc.child)).toBe(0);
+      expect((await stopBrainProcess(proc.child)).code).toBe(0);
       rmSync(configDir, { recursive: true, force: true });
     }
   });

@@ -1,7 +1,7 @@
 // MCP sessions end: a client's DELETE ends its session at once, an idle one expires (one
 // with an open GET stream is not idle), and shutdown drains for a few seconds, then closes
 // every session, so a connected client cannot hold `brain up` / `brain serve` open.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -14,8 +14,9 @@ import { loadRuntimeConfig } from '../../config/runtime.js';
 import { DEFAULT_SESSION_IDLE_MS, sweepIntervalMs } from '../../services/mcp/http.js';
 import type { RunningSubjectServer } from '../../services/runtime/subject-server.js';
 import { embeddedBrain, type BrainUnderTest } from '../support/brains.js';
-import { BRAIN_JS, runBrain, scratchConfigDir } from '../support/cli.js';
+import { runBrain, scratchConfigDir } from '../support/cli.js';
 import { connectClient, startTestServer, text } from '../support/mcp.js';
+import { freePorts, startBrainProcess, timeExit } from '../support/processes.js';
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const INIT = {
@@ -210,48 +211,6 @@ describe('[pglite] MCP sessions: DELETE, idle expiry, shutdown drain', () => {
   });
 });
 
-function freePorts(n: number): number[] {
-  const base = 20000 + Math.floor(Math.random() * 20000);
-  return Array.from({ length: n }, (_, i) => base + i);
-}
-
-/** Starts the built CLI and resolves once `marker` appears on stdout or stderr. */
-function startProcess(args: string[], env: Record<string, string>, marker: RegExp): Promise<{ child: ChildProcess; output: () => string; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, [BRAIN_JS, ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env } });
-  let out = '';
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`timed out waiting for ${marker}; output:\n${out}`));
-    }, 180_000);
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      if (marker.test(out)) {
-        clearTimeout(timer);
-        resolve({ child, output: () => out, exited });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code} before ${marker}:\n${out}`));
-    });
-  });
-}
-
-/** Milliseconds until the child exits (or `limit`, then it is killed), and its exit code. */
-async function timeExit(exited: Promise<number | null>, child: ChildProcess, since: number, limit = 60_000): Promise<{ ms: number; code: number | null | 'killed' }> {
-  let timer!: NodeJS.Timeout;
-  const timeout = new Promise<'killed'>((resolve) => (timer = setTimeout(() => resolve('killed'), limit)));
-  const code = await Promise.race([exited, timeout]);
-  clearTimeout(timer);
-  const ms = Date.now() - since;
-  if (code === 'killed') child.kill('SIGKILL');
-  return { ms, code };
-}
-
 describe('[pglite] shutdown of the real processes with a client connected', () => {
   let home: string;
   let configDir: string;
@@ -275,7 +234,7 @@ describe('[pglite] shutdown of the real processes with a client connected', () =
   const lockFile = () => join(home, 'data.lock');
 
   it('brain up: SIGTERM with an open GET stream and a call in flight exits 0 within 10 s', { timeout: 300_000 }, async () => {
-    const proc = await startProcess(['up'], { ...env, BRAIN_LOG_LEVEL: 'info' }, /Stop with Ctrl-C/);
+    const proc = await startBrainProcess(['up'], { ...env, BRAIN_LOG_LEVEL: 'info' }, /Stop with Ctrl-C/);
     children.push(proc.child);
     expect(existsSync(lockFile())).toBe(true);
     const url = `http://127.0.0.1:${ports[1]}/mcp`;
@@ -296,7 +255,7 @@ describe('[pglite] shutdown of the real processes with a client connected', () =
   });
 
   it('brain serve: a second SIGTERM during the drain closes at once and still releases the data directory', { timeout: 300_000 }, async () => {
-    const proc = await startProcess(['serve', '--subject', 'homelab'], env, /serving "homelab"/);
+    const proc = await startBrainProcess(['serve', '--subject', 'homelab'], env, /serving "homelab"/);
     children.push(proc.child);
     expect(existsSync(lockFile())).toBe(true);
     const url = `http://127.0.0.1:${ports[1]}/mcp`;

@@ -7,12 +7,15 @@ export interface BrainProcess {
   child: ChildProcess;
   /** Everything it printed so far, stdout and stderr. */
   output(): string;
+  /** Its exit code, once it exits. */
+  exited: Promise<number | null>;
 }
 
 /** Starts `brain ARGS` and resolves once `marker` appears on stdout or stderr. */
 export function startBrainProcess(args: string[], env: Record<string, string>, marker: RegExp, timeoutMs = 180_000): Promise<BrainProcess> {
   const child = spawn(process.execPath, [BRAIN_JS, ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env } });
   let out = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -22,12 +25,12 @@ export function startBrainProcess(args: string[], env: Record<string, string>, m
       out += d.toString();
       if (marker.test(out)) {
         clearTimeout(timer);
-        resolve({ child, output: () => out });
+        resolve({ child, output: () => out, exited });
       }
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
+    void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`exited with ${code} before ${marker}:\n${out}`));
     });
@@ -42,6 +45,17 @@ export async function stopBrainProcess(child: ChildProcess): Promise<{ code: num
   child.kill('SIGTERM');
   const code = await exited;
   return { code, ms: performance.now() - started };
+}
+
+/** Milliseconds from `since` until the child exits (or `limit`, then it is killed), and its exit code. */
+export async function timeExit(exited: Promise<number | null>, child: ChildProcess, since: number, limit = 60_000): Promise<{ ms: number; code: number | null | 'killed' }> {
+  let timer!: NodeJS.Timeout;
+  const timeout = new Promise<'killed'>((resolve) => (timer = setTimeout(() => resolve('killed'), limit)));
+  const code = await Promise.race([exited, timeout]);
+  clearTimeout(timer);
+  const ms = Date.now() - since;
+  if (code === 'killed') child.kill('SIGKILL');
+  return { ms, code };
 }
 
 export function freePorts(n: number): number[] {
