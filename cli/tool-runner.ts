@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { loadRuntimeConfig } from '../config/runtime.js';
 import type { BrainContext } from '../services/knowledge/index.js';
 import { failure } from '../services/mcp/result.js';
+import { guardToolInput } from '../services/mcp/input-guard.js';
+import { parseToolArgs } from '../services/mcp/tool-args.js';
 import { TOOLS } from '../services/mcp/tools/index.js';
 import type { AnyBrainTool, ToolDeps } from '../services/mcp/tools/types.js';
 import { chooseEmbedder, pendingNote, subjectServices } from '../services/runtime/embedding.js';
@@ -41,14 +43,10 @@ export async function toolRunner(ctx: BrainContext, opts: { writes?: boolean } =
     async call(name, args) {
       const tool = toolFor(deps, name);
       if (!tool) return { ok: false, text: `Error (invalid_input): unknown tool "${name}"\nHint: brain --tools-json lists the tools.` };
-      const parsed = tool.inputSchema(deps).safeParse(args ?? {});
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0]!;
-        return { ok: false, text: `Error (invalid_input): ${issue.path.join('.') || 'arguments'}: ${issue.message}\nHint: brain --tools-json shows the schema.` };
-      }
       wrote ||= tool.annotations.readOnlyHint !== true;
       try {
-        const r = await tool.run(parsed.data, deps, undefined as never);
+        guardToolInput(tool.name, args);
+        const r = await tool.run(parseToolArgs(tool.name, tool.inputSchema(deps), args), deps, undefined as never);
         return { ok: !r.isError, text: r.content.map((c) => ('text' in c ? c.text : '')).join('\n') };
       } catch (error) {
         const r = failure(error, (e) => logger.error({ err: e }, 'tool failed'));

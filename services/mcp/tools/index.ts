@@ -2,7 +2,9 @@
 // annotations; failures become isError results with a hint, never protocol errors.
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
+import { guardToolInput } from '../input-guard.js';
 import { failure } from '../result.js';
+import { parseToolArgs } from '../tool-args.js';
 import { getTool } from './get.js';
 import { historyTool } from './history.js';
 import { ingestTool } from './ingest.js';
@@ -34,10 +36,12 @@ export const TOOLS: readonly AnyBrainTool[] = [
 ];
 
 /**
- * The zod schema as the SDK expects it, minus the `$schema` dialect line on every tool:
- * 2020-12 is MCP's default dialect, and tools/list is paid for in every session's context.
+ * The zod schema as the SDK lists it, minus the `$schema` dialect line on every tool (2020-12
+ * is MCP's default dialect, and tools/list is paid for in every session's context), and with
+ * the SDK's own validation turned into a pass-through: the handler parses the arguments
+ * itself (tool-args.ts), so a bad argument is a tool error of our shape, not the SDK's.
  */
-function withoutDialect(schema: z.ZodObject): z.ZodObject {
+function forTheSdk(schema: z.ZodObject): z.ZodObject {
   const std = schema['~standard'];
   const jsonSchema = {
     input: (options: Parameters<typeof std.jsonSchema.input>[0]) => {
@@ -46,8 +50,9 @@ function withoutDialect(schema: z.ZodObject): z.ZodObject {
     },
     output: std.jsonSchema.output,
   };
+  const validate = (value: unknown) => ({ value });
   return new Proxy(schema, {
-    get: (target, key, receiver) => (key === '~standard' ? { ...std, jsonSchema } : Reflect.get(target, key, receiver)),
+    get: (target, key, receiver) => (key === '~standard' ? { ...std, jsonSchema, validate } : Reflect.get(target, key, receiver)),
   });
 }
 
@@ -59,12 +64,14 @@ function applies(tool: AnyBrainTool, deps: ToolDeps): boolean {
 export function registerTools(server: McpServer, deps: ToolDeps, logError: (error: unknown) => void, extra: readonly AnyBrainTool[] = []): void {
   for (const tool of [...TOOLS, ...extra]) {
     if (!applies(tool, deps)) continue;
+    const schema = tool.inputSchema(deps);
     server.registerTool(
       tool.name,
-      { description: tool.description, inputSchema: withoutDialect(tool.inputSchema(deps)), annotations: tool.annotations },
+      { description: tool.description, inputSchema: forTheSdk(schema), annotations: tool.annotations },
       async (args: unknown, ctx) => {
         try {
-          return await tool.run(args, deps, ctx);
+          guardToolInput(tool.name, args);
+          return await tool.run(parseToolArgs(tool.name, schema, args), deps, ctx);
         } catch (error) {
           return failure(error, logError);
         }
