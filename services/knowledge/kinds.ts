@@ -10,7 +10,7 @@ export function assertKind(ctx: BrainContext, kind: string, cls: KindClass): voi
   if (found) {
     throw new BrainError(
       'wrong_kind_class',
-      `"${kind}" is an ${found.class} kind, not a ${cls} kind`,
+      `"${kind}" is ${withArticle(found.class)} kind, not ${withArticle(cls)} kind`,
       `Use one of the ${cls} kinds: ${valid.join(', ')}.`,
       { details: { validKinds: valid } },
     );
@@ -18,4 +18,9 @@ export function assertKind(ctx: BrainContext, kind: string, cls: KindClass): voi
   throw new BrainError('unknown_kind', `unknown ${cls} kind "${kind}"`, `Use one of: ${valid.join(', ')}. New kinds are added to kinds.yaml by a person.`, {
     details: { validKinds: valid },
   });
+}
+
+/** "a topic", "an episode". */
+function withArticle(cls: KindClass): string {
+  return /^[aeiou]/.test(cls) ? `an ${cls}` : `a ${cls}`;
 }

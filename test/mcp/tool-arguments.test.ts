@@ -89,4 +89,12 @@ describeOn('pglite', 'tool arguments are checked by the brain, with its error sh
     const r = await client.callTool({ name: 'remember', arguments: { kind: 'tool', title: 'borg', tags: ['backup', 7] } });
     expect(text(r)).toMatch(/^Error \(invalid_input\): remember: tags\[1\]: must be a string, not number\nHint: Fix "tags\[1\]"/);
   });
+
+  it('names fields as the tool spells them, in plain English', async () => {
+    const date = await client.callTool({ name: 'record', arguments: { kind: 'deploy', date: 'yesterday', title: 'Deployed' } });
+    expect(text(date)).toMatch(/^Error \(invalid_input\): record: date: use YYYY-MM-DD .*\nHint: Fix "date"/);
+    expect(text(date)).not.toContain('occurredAt');
+    const kind = await client.callTool({ name: 'remember', arguments: { kind: 'deploy', title: 'Deployed' } });
+    expect(text(kind)).toMatch(/^Error \(wrong_kind_class\): "deploy" is an episode kind, not a topic kind\n/);
+  });
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { recordEpisode } from '../../knowledge/index.js';
+import { occurredAt } from '../../knowledge/schemas.js';
 import { episodeLine } from '../format.js';
 import { ok } from '../result.js';
 import { reason, slug, subjectField } from './fields.js';
@@ -12,7 +13,8 @@ export const recordTool = defineTool({
   inputSchema: (deps) =>
     z.object({
       kind: z.string().describe('an episode kind; list what=kinds'),
-      date: z.string().describe('YYYY-MM-DD or ISO timestamp'),
+      // The domain's own date shape, so a bad date is named "date", as this tool spells it.
+      date: occurredAt.describe('YYYY-MM-DD or ISO timestamp'),
       title: z.string(),
       summary: z.string().optional(),
       detail: z.string().optional(),
