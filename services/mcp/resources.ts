@@ -1,5 +1,5 @@
 // Resources: the index of slugs by kind, a card as markdown with its timeline, the kinds.
-import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/server';
+import { ResourceNotFoundError, ResourceTemplate, type McpServer } from '@modelcontextprotocol/server';
 import { BrainError, getTopic, listTopics, readableSubjects, type BrainContext } from '../knowledge/index.js';
 import { topicMarkdown } from './format.js';
 
@@ -42,7 +42,8 @@ export function registerResources(server: McpServer, ctx: BrainContext): void {
           if (!(error instanceof BrainError && error.code === 'not_found')) throw error;
         }
       }
-      throw new BrainError('not_found', `no card "${slug}"`, 'Read brain://index for the slugs.');
+      // The protocol's own not-found (the SDK's: -32602 with the URI), not an internal error.
+      throw new ResourceNotFoundError(uri.href, `no card "${slug}" in ${readableSubjects(ctx).join(' or ')}; read brain://index for the slugs`);
     },
   );
 }

@@ -142,6 +142,12 @@ describeOnBothDatabases('MCP tools, resources and prompts', (brain) => {
     expect((card.contents[0] as { text: string }).text).toMatch(/# NAS[\s\S]*## Timeline[\s\S]*Rebuilt brain stack/);
     const kinds = await client.readResource({ uri: 'brain://kinds' });
     expect((kinds.contents[0] as { text: string }).text).toContain('- methodology (topic)');
+    // A card that does not exist is the protocol's resource-not-found (the SDK's
+    // ResourceNotFoundError: -32602 with the URI, as the current spec has it), not -32603 internal error.
+    const missing = (await client.readResource({ uri: 'brain://topics/env/none-such' }).catch((e: unknown) => e)) as { code?: number; message?: string; data?: { uri?: string } };
+    expect(missing.code).toBe(-32602);
+    expect(missing.data?.uri).toBe('brain://topics/env/none-such');
+    expect(missing.message).toContain('no card "env/none-such" in homelab or personal; read brain://index for the slugs');
   });
 
   it('prompts: session-close, briefing, ingest-meeting', async () => {
