@@ -62,7 +62,7 @@ export interface OllamaEmbedderOptions {
   fetch?: typeof fetch;
 }
 
-const FALLBACK = 'search falls back to keyword-only until it is reachable';
+export const FALLBACK = 'search falls back to keyword-only until it is reachable';
 
 export class OllamaEmbedder implements Embedder {
   readonly model: string;

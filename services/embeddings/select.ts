@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import type { Embedder } from './embedder.js';
 import { OfflineEmbedder } from './offline.js';
-import { OllamaEmbedder } from './ollama.js';
+import { FALLBACK, OllamaEmbedder } from './ollama.js';
 
 export const DEFAULT_OLLAMA_URL = 'http://127.0.0.1:11434';
 
@@ -66,7 +66,9 @@ export async function createEmbedder(config: EmbedderConfig, deps: SelectDepende
   }
   if (health.ok) return { embedder: ollama, reason: `${where} (auto: it answered the health check)` };
   const fallback = offline();
-  return { embedder: fallback, reason: `offline embedder ${describe(fallback)} (auto: ${health.reason})` };
+  // Ollama's reason ends by saying search falls back to keyword-only; here it falls back to the offline model.
+  const why = (health.reason ?? 'Ollama did not answer').replace(`; ${FALLBACK}`, '');
+  return { embedder: fallback, reason: `offline embedder ${describe(fallback)} (auto: ${why})` };
 }
 
 function describe(e: Embedder): string {

@@ -41,6 +41,8 @@ describe('createEmbedder', () => {
       const { embedder, reason } = await createEmbedder({ provider: 'auto', ollamaUrl: fake.url, ollamaModel: 'nomic-embed-text' }, { offline: stubOffline });
       expect(embedder.model).toBe('use-lite-512');
       expect(reason).toMatch(/offline.*unreachable/);
+      // The offline model serves vector search: the reason must not say search is keyword-only.
+      expect(reason).not.toContain('keyword-only');
     } finally {
       await fake.up();
     }
