@@ -12,9 +12,11 @@ export const lintTool = defineTool({
       apply: z.object({ deadLinks: z.boolean().optional(), mergeTags: z.boolean().optional(), requeueEmbeddings: z.boolean().optional() }).optional(),
     }),
   annotations: IDEMPOTENT_WRITE,
-  async run(a, { ctx, services }) {
+  async run(a, { ctx, services }, extra) {
     const hooks = services.lint ?? {};
     const apply = { deadLinks: a.apply?.deadLinks ?? false, mergeTags: a.apply?.mergeTags ?? false, requeueEmbeddings: a.apply?.requeueEmbeddings ?? false };
-    return ok(lintMarkdown(await lint(ctx, { apply }, hooks)));
+    // The client's cancellation stops lint between batches; `brain call` passes no request context.
+    const signal = (extra as Partial<typeof extra> | undefined)?.mcpReq?.signal;
+    return ok(lintMarkdown(await lint(ctx, { apply }, hooks, { signal })));
   },
 });
