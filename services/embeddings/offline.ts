@@ -52,15 +52,18 @@ export class OfflineEmbedder implements Embedder {
 
   /** Starts the model's thread and loads the model once; concurrent callers share the load, and a failed load can be retried. */
   load(): Promise<void> {
-    this.loading ??= this.modelThread()
-      .loaded.then((ms) => {
+    if (this.loading) return this.loading;
+    const thread = this.modelThread();
+    this.loading = thread.loaded.then(
+      (ms) => {
         this.loadMs = ms;
-      })
-      .catch((cause: unknown) => {
-        this.loading = undefined;
-        void this.close();
+      },
+      (cause: unknown) => {
+        // This thread is of no use; the next call starts a new one (unless one already did).
+        if (this.thread === thread) void this.close();
         throw new EmbedderModelError(`the offline embedder (${OFFLINE_MODEL_ID}) could not load its bundled model: ${String(cause)}`, { cause });
-      });
+      },
+    );
     return this.loading;
   }
 
@@ -126,12 +129,16 @@ export class OfflineEmbedder implements Embedder {
   }
 
   private modelThread(): ModelThread {
-    this.thread ??= new ModelThread(() => {
-      // The thread died (or was stopped): the next call starts a new one.
+    if (this.thread) return this.thread;
+    const thread: ModelThread = new ModelThread(() => {
+      // The thread died (or was stopped): the next call starts a new one. Only if it is still
+      // the current one: a thread stopped for idleness may exit after its successor started.
+      if (this.thread !== thread) return;
       this.thread = undefined;
       this.loading = undefined;
     });
-    return this.thread;
+    this.thread = thread;
+    return thread;
   }
 
   private check(v: number[]): number[] {
