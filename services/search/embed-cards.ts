@@ -1,7 +1,7 @@
 // Embeds pending cards of the context's own subject: chunk, embed (outside any
 // transaction: the embedder may be slow or down, and the database must not wait for it),
-// then replace the card's chunks and record the version embedded, in one short
-// transaction. A card whose chunk text did not change since the model last embedded it
+// then replace each card's chunks and record the version embedded, in one short
+// transaction per card. A card whose chunk text did not change since the model last embedded it
 // (only its timeline or tags moved) just has its state brought forward.
 import { sql } from 'kysely';
 import { chunkCard, contentHash, type Chunk } from '../embeddings/chunker.js';
@@ -85,19 +85,30 @@ export async function embedPendingBatch(ctx: BrainContext, embedder: Embedder, o
   }
   const result: BatchResult = { embedded: 0, unchanged: 0, chunks: vectors.length, seen: cards.length };
   if (cards.length === 0) return result;
-  await ctx.db.transaction().execute(async (trx) => {
-    const alive = await lockCards(trx, subject, cards);
-    for (const p of prepared) {
-      if (!alive.has(`${p.card.entity}:${p.card.id}`)) continue; // deleted meanwhile: its chunks went with it
-      if (p.vectors) {
-        await replaceChunks(trx, subject, p, m);
-        result.embedded++;
-      } else {
+  // Cards whose text did not change: their state moves forward together, cheaply.
+  const unchanged = prepared.filter((p) => !p.vectors);
+  if (unchanged.length > 0) {
+    await ctx.db.transaction().execute(async (trx) => {
+      const alive = await lockCards(trx, subject, unchanged.map((p) => p.card));
+      for (const p of unchanged) {
+        if (!alive.has(`${p.card.entity}:${p.card.id}`)) continue; // deleted meanwhile
         await recordState(trx, subject, p.card.entity, p.card.id, m, p.card.version, p.hash, p.chunks.length);
         result.unchanged++;
       }
-    }
-  });
+    });
+  }
+  // Each embedded card in its own transaction (its vectors go into the HNSW index, which in the
+  // embedded brain is WebAssembly on the main thread), with a turn of the event loop between.
+  for (const p of prepared.filter((x) => x.vectors)) {
+    opts.signal?.throwIfAborted();
+    await new Promise((resolve) => setImmediate(resolve));
+    await ctx.db.transaction().execute(async (trx) => {
+      const alive = await lockCards(trx, subject, [p.card]);
+      if (!alive.has(`${p.card.entity}:${p.card.id}`)) return; // deleted meanwhile: its chunks went with it
+      await replaceChunks(trx, subject, p, m);
+      result.embedded++;
+    });
+  }
   return result;
 }
 

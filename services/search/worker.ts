@@ -96,6 +96,11 @@ export function startEmbedWorker(opts: EmbedWorkerOptions): EmbedWorker {
       return Math.max(opts.pollMs, 60_000);
     }
     try {
+      if (countedAt === 0) {
+        // What is pending is known before the first batch, which may take a while.
+        status.pending = await countPending(ctx.db, ctx.subject.name, m);
+        countedAt = Date.now();
+      }
       const r = await embedPendingBatch(ctx, embedder, { batchSize: opts.batchSize, signal: stopping.signal });
       // Counting is a scan of the subject's cards: while work keeps coming, an estimate does,
       // and the real count is taken when the queue looks empty or every few seconds.

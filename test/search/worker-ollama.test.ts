@@ -163,7 +163,9 @@ describeOn('pglite', 'embed worker with Ollama', (brain) => {
     expect(r.hits.find((h) => h.slug === 'method/backups')).toMatchObject({ subject: 'personal', matchedBy: 'vector' });
     // ... and a project's worker embeds only its own schema: writing into personal left personal pending for personal's worker.
     await createTopic(homelab, { subject: 'personal', slug: 'method/restore-drills', kind: 'methodology', title: 'Restore drills', body: 'Restore a backup every quarter.', reason: 'generic practice' });
-    // (homelab's own worker runs with the new model; embed homelab with the old one too, to be sure)
+    // (homelab's own worker runs with the new model; stop it, or each model's vectors would keep
+    // replacing the other's card by card, and embed homelab with the old one too, to be sure)
+    await worker?.stop();
     const own = await embedStale(homelab, embedder);
     expect(own.embedded).toBe(15);
     const [p] = await brain().admin.query<{ n: number }>("SELECT count(*)::int AS n FROM personal.chunks c JOIN personal.topics t ON t.id = c.topic_id WHERE t.slug = 'method/restore-drills'");
