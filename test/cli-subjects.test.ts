@@ -28,7 +28,8 @@ describe('[pglite] brain subjects (CLI, embedded brain)', () => {
     rmSync(configDir, { recursive: true, force: true });
   });
 
-  it('init creates the brain, and a second init changes nothing', () => {
+  // Two inits (a fresh one is an initdb in WebAssembly): over a minute on a busy 2-core machine.
+  it('init creates the brain, and a second init changes nothing', { timeout: 240_000 }, () => {
     const first = runBrain(['init', '--json'], env);
     expect(first.code, first.stderr).toBe(0);
     const files = loadMigrations(MIGRATIONS_DIR, 'global').length + 4 * loadMigrations(MIGRATIONS_DIR, 'subject').length;
@@ -37,7 +38,7 @@ describe('[pglite] brain subjects (CLI, embedded brain)', () => {
     expect(JSON.parse(second.stdout).migrationsApplied).toEqual([]);
   });
 
-  it('add provisions a subject in one step, and is idempotent', async () => {
+  it('add provisions a subject in one step, and is idempotent', { timeout: 240_000 }, async () => {
     const r = runBrain(['subjects', 'add', 'garden'], env);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('port 7405');
