@@ -66,7 +66,7 @@ describe('[pglite] brain subjects (CLI, embedded brain)', () => {
     expect(runBrain(['subjects', 'remove', 'personal', '--archive'], env).stderr).toContain('cannot be removed');
   });
 
-  it('remove --archive keeps the data in a renamed schema and drops the role', async () => {
+  it('remove --archive keeps the data in a renamed schema and drops the role', { timeout: 240_000 }, async () => {
     const r = runBrain(['subjects', 'remove', 'garden', '--archive'], env);
     expect(r.code, r.stderr).toBe(0);
     const archive = /schema (archived_garden_\d+)/.exec(r.stdout)![1]!;
