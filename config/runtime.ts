@@ -2,22 +2,13 @@
 // names the variable. Two shapes of brain:
 //  - server:   BRAIN_DATABASE_URL=postgres://HOST:PORT/DB (no credentials in it);
 //  - embedded: no BRAIN_DATABASE_URL; PGlite in BRAIN_HOME/data.
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { PACKAGE_ROOT } from './package.js';
 import { ConfigError } from './subjects.js';
 
-/** The directory holding package.json, subjects.yaml, kinds.yaml, deny-list.yaml. */
-export const PACKAGE_ROOT = (() => {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const up = dirname(dir);
-    if (up === dir) throw new Error('cannot find the claude-brain package root');
-    dir = up;
-  }
-  return dir;
-})();
+export { PACKAGE_ROOT };
 
 const env = z.object({
   BRAIN_HOME: z.string().min(1).optional(),

@@ -1,13 +1,12 @@
 // The MCP server factory: one McpServer per session, for one subject, holding only that
 // subject's database handle.
 import { McpServer, type ElicitRequestFormParams } from '@modelcontextprotocol/server';
+import { VERSION } from '../../config/package.js';
 import type { BrainContext } from '../knowledge/index.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { registerTools } from './tools/index.js';
 import type { AnyBrainTool, ServerServices } from './tools/types.js';
-
-export const SERVER_VERSION = '0.1.0';
 
 export function instructions(ctx: BrainContext): string {
   const s = ctx.subject;
@@ -31,7 +30,7 @@ export interface ServerFactoryDeps {
 
 export function createBrainServer(deps: ServerFactoryDeps): McpServer {
   const server = new McpServer(
-    { name: `claude-brain-${deps.ctx.subject.name}`, version: SERVER_VERSION },
+    { name: `claude-brain-${deps.ctx.subject.name}`, version: VERSION },
     { instructions: instructions(deps.ctx), capabilities: { tools: {}, resources: {}, prompts: {} } },
   );
   const human = {

@@ -1,22 +1,19 @@
-// Counts per subject this brain can read: cards per kind, episodes, links, tags, raw data.
-import { sql } from 'kysely';
+// `list what=stats`: one line per subject this brain can read, from the same figures
+// `brain stats` prints (services/knowledge/stats.ts), kept to a line to spare the context.
 import type { BrainContext } from '../knowledge/index.js';
+import { statsFigures, subjectStats, type SubjectStats } from '../knowledge/stats.js';
+
+export function statsLine(s: SubjectStats): string {
+  const figures = statsFigures(s).map((f) => {
+    const inner = f.breakdown?.length ? f.breakdown.map(([k, n]) => `${k} ${n}`).join(', ') : f.detail;
+    // Every label is a plural in -s: one of a thing drops it.
+    return `${f.value} ${f.value === 1 ? f.label.slice(0, -1) : f.label}${inner ? ` (${inner})` : ''}`;
+  });
+  return `${s.subject}: ${figures.join(', ')}`;
+}
 
 export async function brainStats(ctx: BrainContext, subjects: readonly string[]): Promise<string> {
   const out: string[] = [];
-  for (const s of subjects) {
-    const t = (name: string) => sql.table(`${s}.${name}`);
-    const kinds = await sql<{ kind: string; n: number }>`SELECT kind, count(*)::int AS n FROM ${t('topics')} GROUP BY kind ORDER BY n DESC, kind`.execute(ctx.db);
-    const [c] = (
-      await sql<{ episodes: number; links: number; tags: number; raw: number; documents: number }>`
-        SELECT (SELECT count(*)::int FROM ${t('episodes')}) AS episodes, (SELECT count(*)::int FROM ${t('links')}) AS links,
-               (SELECT count(DISTINCT tag)::int FROM ${t('topic_tags')}) AS tags, (SELECT count(*)::int FROM ${t('raw_data')}) AS raw,
-               (SELECT count(*)::int FROM ${t('documents')}) AS documents`.execute(ctx.db)
-    ).rows;
-    const total = kinds.rows.reduce((a, r) => a + r.n, 0);
-    out.push(
-      `${s}: ${total} cards${total ? ` (${kinds.rows.map((r) => `${r.kind} ${r.n}`).join(', ')})` : ''}; ${c!.episodes} episodes, ${c!.links} links, ${c!.tags} tags, ${c!.raw} raw records, ${c!.documents} documents`,
-    );
-  }
+  for (const s of subjects) out.push(statsLine(await subjectStats(ctx, s)));
   return out.join('\n');
 }
