@@ -29,6 +29,9 @@ const env = z.object({
   BRAIN_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(24 * 60).optional(),
 });
 
+/** The variables loadRuntimeConfig reads; config/environment.ts adds those read elsewhere. */
+export const RUNTIME_VARIABLES: readonly string[] = Object.freeze(Object.keys(env.shape));
+
 export interface RuntimeConfig {
   readonly home: string;
   readonly subjectsFile: string;

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
-import { loadRuntimeConfig, type RuntimeConfig } from '../../config/runtime.js';
+import { adminUrl, loadRuntimeConfig, type RuntimeConfig } from '../../config/runtime.js';
 import { findSubject, loadSubjects } from '../../config/subjects.js';
 import { openAdmin, runBootstrap } from '../../db/open.js';
 import { SecretStore } from '../../db/secrets.js';
@@ -30,7 +30,7 @@ async function readerSession(rt: RuntimeConfig): Promise<{ session: SqlSession; 
   const password = new SecretStore(rt.secretsDir).read(cfg.auditRole);
   const client = password
     ? new pg.Client({ ...parseServerUrl(rt.databaseUrl!), user: cfg.auditRole, password, application_name: 'claude-brain:backup' })
-    : new pg.Client({ connectionString: process.env.BRAIN_ADMIN_URL, application_name: 'claude-brain:backup' });
+    : new pg.Client({ connectionString: adminUrl(), application_name: 'claude-brain:backup' });
   await client.connect();
   return { session: pgSession(client), close: () => client.end() };
 }

@@ -1,0 +1,18 @@
+// Every environment variable the brain reads, in one list: README's configuration table lists
+// exactly these, and test/config-environment.test.ts fails when code reads a variable that is
+// not here (so a new one cannot go undocumented). Most are validated by loadRuntimeConfig; the
+// few below are read where they are used, for the reason given beside each.
+import { RUNTIME_VARIABLES } from './runtime.js';
+
+export const READ_WHERE_USED = {
+  /** Each command picks its own default level (quiet for one-shot commands), before any config loads. */
+  BRAIN_LOG_LEVEL: 'services/runtime/logger.ts, db/subject-db.ts, cli/tool-runner.ts, cli/commands/up.ts, cli/commands/serve.ts',
+  /** A default for --subject: belongs to the command line, not to the brain's configuration. */
+  BRAIN_SUBJECT: 'cli/subject.ts, cli/commands/serve.ts',
+  /** Per served subject; read when the server starts, beside that subject's password. */
+  BRAIN_TOKEN_FILE: 'services/runtime/serve.ts',
+  /** Only the container's health check, which must stay a tiny script (no YAML, no zod). */
+  BRAIN_PORT: 'services/deploy/healthcheck.ts',
+} as const;
+
+export const ENVIRONMENT_VARIABLES: readonly string[] = Object.freeze([...RUNTIME_VARIABLES, ...Object.keys(READ_WHERE_USED)]);
