@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// The `brain` command: a thin dispatcher over one file per command.
-import { ConfigError } from '../config/subjects.js';
-import { commands, type Command } from './commands/index.js';
+// The `brain` command: a thin dispatcher over one file per command, each loaded only when
+// it runs (commands/index.ts), so `--help` and `version` answer without the heavy modules.
+import { ConfigError } from '../config/errors.js';
+import { commands, loadCommand } from './commands/index.js';
 import { CliError } from './output.js';
 
 async function main(argv: string[]): Promise<number> {
@@ -10,13 +11,14 @@ async function main(argv: string[]): Promise<number> {
     printHelp();
     return name ? 0 : 2;
   }
-  if (name === '--version' || name === '-v') return commands.version!.run([]);
-  if (name === '--tools-json') return commands.tools!.run(rest);
-  const command: Command | undefined = commands[name];
-  if (!command) {
+  if (name === '--version' || name === '-v') return (await loadCommand(commands.version!)).run([]);
+  if (name === '--tools-json') return (await loadCommand(commands.tools!)).run(rest);
+  const entry = Object.hasOwn(commands, name) ? commands[name] : undefined;
+  if (!entry) {
     process.stderr.write(`brain: unknown command "${name}"; run \`brain --help\` for the list\n`);
     return 2;
   }
+  const command = await loadCommand(entry);
   if (rest.includes('--help') || rest.includes('-h')) {
     process.stdout.write(`${command.usage}\n\n${command.summary}\n`);
     return 0;
