@@ -24,5 +24,3 @@ export interface SearchFilters {
   includeEpisodes: boolean;
   includeTopics: boolean;
 }
-
-export const NO_FILTERS: SearchFilters = { kinds: [], tags: [], since: undefined, until: undefined, includeEpisodes: true, includeTopics: true };
