@@ -21,6 +21,19 @@ const INT8 = 20;
  */
 export const SHARED_BUFFERS_MB = { min: 128, max: 512 };
 
+/**
+ * The full-text indexes' pending list, in kB (Postgres's default is 4 MB). A write to a card puts
+ * every word of it into that list, unsorted, and every search scans the whole list until it is
+ * merged into the index: by the write that fills it, by VACUUM or by the maintenance pass
+ * (db/embedded-maintenance.ts, once a minute). A server's autovacuum merges it soon after
+ * writes; PGlite has none, and scans it several times slower. Under 20 clients appending to
+ * the same cards (bench/load), the 4 MB list made each remember's candidate search about five
+ * times slower (a remember 230 ms of CPU instead of 80) and the embedded brain served 15
+ * operations a second; with 256 kB it served 30. The write that fills the list pays for
+ * merging it, a smaller list each time.
+ */
+export const GIN_PENDING_LIST_KB = 256;
+
 export interface EmbeddedOptions {
   /** shared_buffers in MB; by default sized from the data directory (cacheSizeFor). */
   sharedBuffersMb?: number;
@@ -57,7 +70,13 @@ export class EmbeddedDatabase {
   /** Opens (creating if needed) the brain in `dir`; `undefined` gives an in-memory brain for tests. */
   static async open(dir?: string, options: EmbeddedOptions = {}): Promise<EmbeddedDatabase> {
     if (dir) mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${options.sharedBuffersMb ?? cacheSizeFor(dir)}MB`];
+    const startParams = [
+      ...PGlite.defaultStartParams,
+      '-c',
+      `shared_buffers=${options.sharedBuffersMb ?? cacheSizeFor(dir)}MB`,
+      '-c',
+      `gin_pending_list_limit=${GIN_PENDING_LIST_KB}kB`,
+    ];
     const pg = await PGlite.create(dir, { extensions: { vector, pg_trgm }, parsers: { [INT8]: (v: string) => Number(v) }, startParams });
     return new EmbeddedDatabase(pg);
   }

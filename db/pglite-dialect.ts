@@ -2,6 +2,20 @@
 // subject's role. Outside an explicit transaction each statement gets its own
 // transaction with SET LOCAL ROLE; inside one, the role is set right after BEGIN.
 // So no query of a subject's handle ever runs with the process's superuser rights.
+//
+// How it talks to PGlite: PGlite's query() makes six calls into Postgres for one statement
+// (Parse, Describe, Bind, Describe, Execute, Sync) and exec() two, so a statement outside a
+// transaction (BEGIN + SET LOCAL ROLE, the statement, COMMIT) cost ten, each with its own
+// JavaScript and WASM overhead: under load that was a good part of the embedded brain's one
+// thread. Here the same wire-protocol messages are sent together, in one call: "BEGIN; SET
+// LOCAL ROLE r" as a simple query, then Parse/Bind/Describe/Execute/Sync, then COMMIT. Postgres
+// runs them in order exactly as if they came one by one: if BEGIN or SET LOCAL ROLE fails, the
+// transaction is aborted and the statement is refused ("current transaction is aborted"), never
+// run as the superuser; if the statement fails, the COMMIT ends its transaction as a rollback.
+// Parameters are serialised as PGlite's query() does, by the types Postgres infers for them;
+// those are asked for (under the role, in the statement's transaction) the first time a
+// statement's text is seen, and remembered.
+import { parse as pgliteParse, protocol, type PGlite } from '@electric-sql/pglite';
 import {
   CompiledQuery,
   PostgresAdapter,
@@ -16,6 +30,12 @@ import {
 } from 'kysely';
 import type { EmbeddedDatabase } from './embedded.js';
 import { ident } from './sql.js';
+
+const { serialize } = protocol;
+type BackendMessage = Awaited<ReturnType<PGlite['execProtocol']>>['messages'][number];
+
+/** Parameter types remembered per statement text (the statements of a brain are a few hundred). */
+const MAX_REMEMBERED_STATEMENTS = 2_000;
 
 export class PGliteRoleDialect implements Dialect {
   constructor(
@@ -38,6 +58,8 @@ export class PGliteRoleDialect implements Dialect {
 
 class PGliteRoleDriver implements Driver {
   private readonly releases = new WeakMap<DatabaseConnection, () => void>();
+  /** The parameter types Postgres inferred for each statement text. */
+  readonly parameterTypes = new Map<string, number[]>();
 
   constructor(
     private readonly embedded: EmbeddedDatabase,
@@ -48,13 +70,13 @@ class PGliteRoleDriver implements Driver {
 
   async acquireConnection(): Promise<DatabaseConnection> {
     const release = await this.embedded.lock.acquire();
-    const connection = new PGliteRoleConnection(this.embedded, this.role);
+    const connection = new PGliteRoleConnection(this.embedded, this.role, this.parameterTypes);
     this.releases.set(connection, release);
     return connection;
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    await (connection as PGliteRoleConnection).begin(settings);
+    (connection as PGliteRoleConnection).begin(settings);
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
@@ -74,45 +96,99 @@ class PGliteRoleDriver implements Driver {
   async destroy(): Promise<void> {}
 }
 
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  let length = 0;
+  for (const p of parts) length += p.length;
+  const out = new Uint8Array(length);
+  let offset = 0;
+  for (const p of parts) {
+    out.set(p, offset);
+    offset += p.length;
+  }
+  return out;
+}
+
 class PGliteRoleConnection implements DatabaseConnection {
-  private inTransaction = false;
+  /**
+   * 'none': no explicit transaction, each statement is its own. 'pending': kysely began one;
+   * its BEGIN and SET LOCAL ROLE go out with its first statement. 'open': they have been sent.
+   */
+  private transaction: 'none' | 'pending' | 'open' = 'none';
+  private opening = '';
 
   constructor(
     private readonly embedded: EmbeddedDatabase,
     private readonly role: string,
+    private readonly parameterTypes: Map<string, number[]>,
   ) {}
 
-  async begin(settings: TransactionSettings): Promise<void> {
+  private setRole(prefix: string): string {
+    return `${prefix}; SET LOCAL ROLE ${ident(this.role)}`;
+  }
+
+  begin(settings: TransactionSettings): void {
     const level = settings.isolationLevel ? ` ISOLATION LEVEL ${settings.isolationLevel.toUpperCase()}` : '';
     const mode = settings.accessMode ? ` ${settings.accessMode.toUpperCase()}` : '';
-    await this.embedded.pg.exec(`BEGIN${level}${mode}; SET LOCAL ROLE ${ident(this.role)}`);
-    this.inTransaction = true;
+    this.opening = this.setRole(`BEGIN${level}${mode}`);
+    this.transaction = 'pending';
   }
 
   async end(command: 'COMMIT' | 'ROLLBACK'): Promise<void> {
-    this.inTransaction = false;
-    await this.embedded.pg.exec(command);
+    const sent = this.transaction === 'open';
+    this.transaction = 'none';
+    // A transaction with no statement never reached Postgres: nothing to end.
+    if (sent) await this.send([serialize.query(command)], true);
+  }
+
+  /** Sends messages in one call; PGlite throws the first database error after Postgres has read them all. */
+  private async send(messages: readonly Uint8Array[], syncToFs: boolean): Promise<BackendMessage[]> {
+    const pg = this.embedded.pg;
+    const message = concat(messages);
+    return pg.runExclusive(async () => (await pg.execProtocol(message, { syncToFs })).messages);
   }
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     const pg = this.embedded.pg;
-    const run = async (): Promise<QueryResult<R>> => {
-      const result = await pg.query<R>(compiled.sql, compiled.parameters as unknown[]);
-      return {
-        rows: result.rows,
-        ...(result.affectedRows !== undefined && compiled.query.kind !== 'SelectQueryNode'
-          ? { numAffectedRows: BigInt(result.affectedRows) }
-          : {}),
-      };
-    };
-    if (this.inTransaction) return run();
-    await pg.exec(`BEGIN; SET LOCAL ROLE ${ident(this.role)}`);
+    const own = this.transaction === 'none';
+    const head: Uint8Array[] = [];
+    if (own) head.push(serialize.query(this.setRole('BEGIN')));
+    else if (this.transaction === 'pending') {
+      head.push(serialize.query(this.opening));
+      this.transaction = 'open';
+    }
+    const params = compiled.parameters as readonly unknown[];
     try {
-      const result = await run();
-      await pg.exec('COMMIT');
-      return result;
+      let types = params.length === 0 ? [] : this.parameterTypes.get(compiled.sql);
+      const statement: Uint8Array[] = [];
+      if (types === undefined) {
+        // First time: Postgres says what types it infers, in the same transaction, as the role.
+        const described = await this.send([...head, serialize.parse({ text: compiled.sql }), serialize.describe({ type: 'S' }), serialize.sync()], false);
+        head.length = 0;
+        types = pgliteParse.parseDescribeStatementResults(described);
+        if (this.parameterTypes.size >= MAX_REMEMBERED_STATEMENTS) this.parameterTypes.clear();
+        this.parameterTypes.set(compiled.sql, types);
+      } else {
+        statement.push(serialize.parse({ text: compiled.sql }));
+      }
+      const values = params.map((param, i) => {
+        if (param === null || param === undefined) return null;
+        const serializer = pg.serializers[types[i]!];
+        return serializer ? (serializer(param) as string) : String(param);
+      });
+      statement.push(serialize.bind({ values }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync());
+      const messages = await this.send([...head, ...statement, ...(own ? [serialize.query('COMMIT')] : [])], own);
+      // The statement's own messages: from its BindComplete to the ReadyForQuery after it.
+      const from = messages.findIndex((m) => m.name === 'bindComplete');
+      const to = messages.findIndex((m, i) => i > from && m.name === 'readyForQuery');
+      const [result] = pgliteParse.parseResults(messages.slice(from, to), pg.parsers);
+      return {
+        rows: (result?.rows ?? []) as R[],
+        ...(result?.affectedRows !== undefined && compiled.query.kind !== 'SelectQueryNode' ? { numAffectedRows: BigInt(result.affectedRows) } : {}),
+      };
     } catch (error) {
-      await pg.exec('ROLLBACK');
+      // Our own transaction must not outlive the statement (after a failed batch its COMMIT
+      // already ended it as a rollback; ROLLBACK then only warns).
+      if (own) await this.send([serialize.query('ROLLBACK')], true).catch(() => undefined);
       throw error;
     }
   }

@@ -17,6 +17,7 @@ import { insertLink } from '../knowledge/links.js';
 import { kindName, parseInput, reason, slug, subjectRef, tag } from '../knowledge/schemas.js';
 import { findTopic, insertTopicIfAbsent, lockTopic, readableSubjects, toTopic, updateTopicIn, type Topic } from '../knowledge/topics.js';
 import { rankedSearch, type SearchDeps } from './search.js';
+import { MATCH_ROW_BUDGET, type PlanLimits } from './selectivity.js';
 import { dice, lexemesOf, topicLexemes } from './similarity.js';
 import { firstFreeSlug, slugFor } from './slugify.js';
 import { cardKey, type CardRef } from './types.js';
@@ -72,6 +73,17 @@ export const CONFIDENT = 1;
 export const RELATED = 0.5;
 /** Candidates taken from each search (text, title) before weighing. */
 const CANDIDATES_PER_SEARCH = 8;
+/**
+ * The candidate searches do less than search does (selectivity.ts): they keep only the best
+ * CANDIDATES_PER_SEARCH, and a whole card as the query shares a word with nearly every card of
+ * a table. Planned as a question is, its dozens of words each selected cards (an index lookup
+ * and a visit of every card holding the word) and up to 500 cards a table were ranked against
+ * every word (ts_rank_cd, about 0.2 ms a card for a 50-word text in PGlite): a remember cost
+ * 150-200 ms of the embedded brain's one thread. Here a table whose matches are estimated over
+ * 100 is planned, its 16 rarest words select, and the best 100 of the selected cards are ranked
+ * (still with every word).
+ */
+export const CANDIDATE_PLAN_LIMITS: PlanLimits = Object.freeze({ rankAll: 100, budget: MATCH_ROW_BUDGET, rerankFactor: 2, maxTerms: 16 });
 /** At most this many `mentions` links from a new card. */
 const MAX_LINKS = 5;
 
@@ -215,12 +227,12 @@ export async function weighCandidates(
   const refs = new Map<string, CardRef>();
   const vectorSim = new Map<string, number>();
   // The new text, hybrid (capped: a whole long body as a query adds cost, not signal).
-  const byText = await rankedSearch(ctx, { query: text.slice(0, 1500), limit: CANDIDATES_PER_SEARCH }, deps, topicsOnly);
+  const byText = await rankedSearch(ctx, { query: text.slice(0, 1500), limit: CANDIDATES_PER_SEARCH }, { ...deps, keywordPlanLimits: CANDIDATE_PLAN_LIMITS }, topicsOnly);
   warnings.push(...byText.warnings);
   for (const f of byText.fused.slice(0, CANDIDATES_PER_SEARCH)) if (scope.includes(f.ref.subject)) refs.set(cardKey(f.ref), f.ref);
   for (const v of byText.vector) vectorSim.set(cardKey(v), 1 - v.distance);
   // The title alone, by keyword: a same-titled card must be weighed even if a long body drowns it.
-  const byTitle = await rankedSearch(ctx, { query: input.title, mode: 'keyword', limit: CANDIDATES_PER_SEARCH }, {}, topicsOnly);
+  const byTitle = await rankedSearch(ctx, { query: input.title, mode: 'keyword', limit: CANDIDATES_PER_SEARCH }, { keywordPlanLimits: CANDIDATE_PLAN_LIMITS }, topicsOnly);
   for (const f of byTitle.fused.slice(0, CANDIDATES_PER_SEARCH)) if (scope.includes(f.ref.subject)) refs.set(cardKey(f.ref), f.ref);
   // The slug itself.
   const sameSlug = await findTopic(ctx.db, target, wantedSlug);

@@ -77,6 +77,12 @@ export interface PlanLimits {
    * rows asked for (at least 50): the best by summed term weight (the cheap first stage).
    */
   rerankFactor: number;
+  /**
+   * At most this many single words select (the rarest); the others only rank, as words over
+   * the budget do. Unset: no limit. Search before add sets it: a whole card as the query has
+   * dozens of words, and each selecting word is an index lookup and a visit of its cards.
+   */
+  maxTerms?: number;
 }
 
 export const RERANK_FACTOR = 10;
@@ -102,19 +108,21 @@ export function planMatch(lexemes: readonly string[], stats: ColumnStats, limits
   const terms: MatchTerm[] = [];
   const dropped: string[] = [];
   let used = 0;
+  const maxTerms = limits.maxTerms ?? Infinity;
   for (const l of byRarity) {
     const cost = rows * frequency(l);
     // A word missing from the most-common list is rarer than every word on it: always worth selecting by.
-    if (!stats.frequencies.has(l) || used + cost <= budget) {
+    if (terms.length < maxTerms && (!stats.frequencies.has(l) || used + cost <= budget)) {
       terms.push({ lexemes: [l], weight: idf(frequency(l)) });
       used += cost;
     } else {
       dropped.push(l);
     }
   }
-  // Two common words together are far rarer than either (independence: the product).
+  // Two common words together are far rarer than either (independence: the product); not
+  // needed when the cap on selecting words was reached: the rarest words select already.
   const pairs: { lexemes: [string, string]; share: number }[] = [];
-  for (let i = 0; i < dropped.length; i++) {
+  for (let i = 0; terms.length < maxTerms && i < dropped.length; i++) {
     for (let j = i + 1; j < dropped.length; j++) pairs.push({ lexemes: [dropped[i]!, dropped[j]!], share: frequency(dropped[i]!) * frequency(dropped[j]!) });
   }
   pairs.sort((a, b) => a.share - b.share);

@@ -1,0 +1,148 @@
+// The embedded brain's role dialect (db/pglite-dialect.ts) sends each statement's wire-protocol
+// messages to PGlite in one call: BEGIN + SET LOCAL ROLE, the statement, COMMIT. These tests
+// hold it to what PGlite's query() and one call per message gave: every statement runs as the
+// subject's role, in a transaction that ends with it; a role that cannot be set means the
+// statement does not run at all; a failed statement leaves nothing open; parameters and results
+// convert as before; kysely's transactions commit and roll back.
+import { sql, type Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Subject } from '../config/subjects.js';
+import { bootstrap } from '../db/bootstrap.js';
+import type { KnowledgeDatabase } from '../db/database.js';
+import { EmbeddedDatabase, GIN_PENDING_LIST_KB } from '../db/embedded.js';
+import { pgliteSession, type SqlSession } from '../db/sql.js';
+import { openEmbeddedSubjectDb, type SubjectDb } from '../db/subject-db.js';
+import { DENY_LIST, KINDS, testSubjects } from './support/brains.js';
+
+describe('[pglite] the role dialect', () => {
+  const config = testSubjects();
+  let embedded: EmbeddedDatabase;
+  let admin: SqlSession;
+  let homelab: SubjectDb;
+  let novel: SubjectDb;
+  let db: Kysely<KnowledgeDatabase>;
+  let superuser: string;
+  beforeAll(async () => {
+    embedded = await EmbeddedDatabase.open();
+    admin = pgliteSession(embedded.pg);
+    await bootstrap(admin, { subjects: config, kinds: KINDS, denyList: DENY_LIST, secrets: null });
+    homelab = openEmbeddedSubjectDb(embedded, subject('homelab'));
+    novel = openEmbeddedSubjectDb(embedded, subject('novel'));
+    db = homelab.db;
+    superuser = (await admin.query<{ u: string }>('SELECT current_user AS u'))[0]!.u;
+  });
+  afterAll(async () => {
+    await homelab.close();
+    await novel.close();
+    await embedded.close();
+  });
+
+  const subject = (name: string) => config.subjects.find((s) => s.name === name)!;
+  const role = (name: string) => subject(name).role;
+  /** Whether the superuser session is outside any transaction block (now() is the statement's own time only then). */
+  const outsideTransaction = async () => !embedded.pg.isInTransaction() && (await admin.query<{ u: string }>('SELECT current_user AS u'))[0]!.u === superuser;
+
+  it('runs a statement as the role, in a transaction of its own that it ends', async () => {
+    // As the role: SET LOCAL ROLE takes effect only inside a transaction block (outside one it
+    // only warns), so this also says the statement ran in the block BEGIN opened.
+    const r = await sql<{ u: string }>`SELECT current_user AS u`.execute(db);
+    expect(r.rows[0]!.u).toBe(role('homelab'));
+    expect(r.rows[0]!.u).not.toBe(superuser);
+    // The session is back to the superuser afterwards, outside any transaction.
+    expect(await outsideTransaction()).toBe(true);
+  });
+
+  it('runs statements with and without parameters, the second time from remembered parameter types too', async () => {
+    for (let i = 0; i < 2; i++) {
+      const r = await sql<{ u: string; n: number }>`SELECT current_user AS u, ${41 + i}::int + 1 AS n`.execute(db);
+      expect(r.rows).toEqual([{ u: role('homelab'), n: 42 + i }]);
+    }
+  });
+
+  it('keeps each handle on its own role when their statements interleave', async () => {
+    const who = (d: Kysely<KnowledgeDatabase>, i: number) => sql<{ u: string; i: number }>`SELECT current_user AS u, ${i}::int AS i`.execute(d);
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => who(i % 2 ? novel.db : db, i)));
+    results.forEach((r, i) => expect(r.rows[0]).toEqual({ u: role(i % 2 ? 'novel' : 'homelab'), i }));
+  });
+
+  it('refuses what the role may not do, and leaves no transaction open after a failure', async () => {
+    await expect(sql`SELECT count(*) FROM novel.topics`.execute(db)).rejects.toMatchObject({ code: '42501' });
+    await expect(sql`SELECT 1 / ${0}::int`.execute(db)).rejects.toMatchObject({ code: '22012' });
+    await expect(sql`SELECT nonsense FROM`.execute(db)).rejects.toMatchObject({ code: '42601' });
+    await expect(sql`SELECT * FROM homelab.no_such_table WHERE id = ${1}`.execute(db)).rejects.toMatchObject({ code: '42P01' });
+    expect(await outsideTransaction()).toBe(true);
+    expect((await sql<{ u: string }>`SELECT current_user AS u`.execute(db)).rows[0]!.u).toBe(role('homelab'));
+  });
+
+  it('never runs a statement as the superuser when the role cannot be set', async () => {
+    const ghost: Subject = { name: 'homelab', port: 1, role: 'no_such_role_here', isPersonal: false };
+    const handle = openEmbeddedSubjectDb(embedded, ghost);
+    try {
+      await expect(sql`SELECT current_user AS u`.execute(handle.db)).rejects.toMatchObject({ code: '22023', message: expect.stringContaining('no_such_role_here') });
+      await expect(sql`INSERT INTO homelab.topics (slug, kind, title) VALUES (${'ghost/write'}, 'concept', 'Ghost')`.execute(handle.db)).rejects.toMatchObject({ code: '22023', message: expect.stringContaining('no_such_role_here') });
+      expect(await admin.query(`SELECT 1 FROM homelab.topics WHERE slug = 'ghost/write'`)).toEqual([]);
+      expect(await outsideTransaction()).toBe(true);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('converts parameters and results as PGlite does: arrays, JSON, dates, booleans, nulls, int8 as a number', async () => {
+    const at = new Date('2025-03-04T05:06:07.089Z');
+    const r = await sql<{ a: string[]; j: string; d: Date; b: boolean; n: null; big: number; ids: number[] }>`
+      SELECT ${['x', 'y "z"', 'ä,{}']}::text[] AS a, ${JSON.stringify({ k: [1, 'two'] })}::jsonb ->> 'k' AS j, ${at}::timestamptz AS d,
+             ${true}::boolean AS b, ${null}::text AS n, ${9_007_199_254_740_991}::bigint AS big, ${[3, 1, 2]}::bigint[] AS ids`.execute(db);
+    expect(r.rows[0]).toEqual({ a: ['x', 'y "z"', 'ä,{}'], j: '[1, "two"]', d: at, b: true, n: null, big: 9_007_199_254_740_991, ids: [3, 1, 2] });
+  });
+
+  it('reports the rows a write touched, and commits or rolls back kysely transactions', async () => {
+    await db.withSchema('homelab').insertInto('topics').values({ slug: 'dialect/one', kind: 'concept', title: 'One', summary: '', body: '', timeline: '', frontmatter: '{}' }).execute();
+    const updated = await db.withSchema('homelab').updateTable('topics').set({ summary: 'changed' }).where('slug', '=', 'dialect/one').executeTakeFirst();
+    expect(updated.numUpdatedRows).toBe(1n);
+
+    await db.transaction().execute(async (trx) => {
+      const who = await sql<{ u: string }>`SELECT current_user AS u`.execute(trx);
+      expect(who.rows[0]!.u).toBe(role('homelab'));
+      await trx.withSchema('homelab').updateTable('topics').set({ summary: 'in a transaction' }).where('slug', '=', 'dialect/one').execute();
+    });
+    expect((await admin.query<{ summary: string }>(`SELECT summary FROM homelab.topics WHERE slug = 'dialect/one'`))[0]!.summary).toBe('in a transaction');
+
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await trx.withSchema('homelab').updateTable('topics').set({ summary: 'never kept' }).where('slug', '=', 'dialect/one').execute();
+        await sql`SELECT 1 / ${0}::int`.execute(trx);
+      }),
+    ).rejects.toMatchObject({ code: '22012' });
+    expect((await admin.query<{ summary: string }>(`SELECT summary FROM homelab.topics WHERE slug = 'dialect/one'`))[0]!.summary).toBe('in a transaction');
+
+    await expect(
+      db.transaction().execute(async () => {
+        throw new Error('given up before any statement');
+      }),
+    ).rejects.toThrow('given up');
+    expect(await outsideTransaction()).toBe(true);
+  });
+
+  it('keeps the isolation level and access mode kysely asks for', async () => {
+    await db
+      .transaction()
+      .setIsolationLevel('serializable')
+      .setAccessMode('read only')
+      .execute(async (trx) => {
+        const r = await sql<{ iso: string; ro: string; u: string }>`SELECT current_setting('transaction_isolation') AS iso, current_setting('transaction_read_only') AS ro, current_user AS u`.execute(trx);
+        expect(r.rows[0]).toEqual({ iso: 'serializable', ro: 'on', u: role('homelab') });
+      });
+  });
+});
+
+describe('[pglite] the embedded database', () => {
+  it(`keeps the full-text indexes' pending list small (gin_pending_list_limit ${GIN_PENDING_LIST_KB} kB)`, async () => {
+    const embedded = await EmbeddedDatabase.open();
+    try {
+      const r = await embedded.pg.query<{ v: string }>("SELECT current_setting('gin_pending_list_limit') AS v");
+      expect(r.rows[0]!.v).toBe(`${GIN_PENDING_LIST_KB}kB`);
+    } finally {
+      await embedded.close();
+    }
+  });
+});
