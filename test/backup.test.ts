@@ -8,10 +8,10 @@ import pg from 'pg';
 import { ident, pgSession, type SqlSession } from '../db/sql.js';
 import { subjectTables, writeBackup } from '../services/backup/dump.js';
 import { restoreBackup } from '../services/backup/restore.js';
-import { createTopic, deleteTopic, linkTopics, raw, recordEpisode, updateTopic, upcast } from '../services/knowledge/index.js';
+import { archiveTopic, createTopic, linkTopics, raw, recordEpisode, updateTopic, upcast } from '../services/knowledge/index.js';
 import { embeddedBrain, serverBrain, testSubjects, type BrainUnderTest } from './support/brains.js';
 import { describeOnBothDatabases } from './support/both-databases.js';
-import { contextFor } from './support/knowledge.js';
+import { contextFor, roleOf } from './support/knowledge.js';
 
 async function fingerprint(session: SqlSession, subjects: readonly string[]): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
@@ -32,7 +32,10 @@ async function fill(brain: BrainUnderTest): Promise<void> {
   await updateTopic(homelab, { slug: 'env/nas', body: 'ZFS mirror', reason: 'more detail' });
   await recordEpisode(homelab, { kind: 'deploy', occurredAt: '2026-11-29T10:11:12.123456Z', title: 'Deployed', topics: ['env/nas'] });
   await createTopic(homelab, { slug: 'tmp/x', kind: 'concept', title: 'Temporary' });
-  await deleteTopic(homelab, { slug: 'tmp/x' });
+  // Cards are archived, not deleted; a delete (the subject's role at psql) still leaves its versions.
+  await brain.asRole(roleOf(brain, 'homelab'), (s) => s.exec("DELETE FROM homelab.topics WHERE slug = 'tmp/x'"), { commit: true });
+  await createTopic(homelab, { slug: 'tmp/old', kind: 'concept', title: 'Old' });
+  await archiveTopic(homelab, { slug: 'tmp/old', reason: 'superseded' });
   await createTopic(homelab, { slug: 'pattern/backup', kind: 'methodology', title: 'Backups', body: 'Test restores.' });
   await upcast(homelab, { slug: 'pattern/backup', reason: 'generic' });
   await linkTopics(homelab, { from: 'env/nas', to: 'pattern/backup', toSubject: 'personal', context: 'see' });
@@ -52,7 +55,7 @@ describeOnBothDatabases('backup and restore', (brain, target) => {
     const fresh = target === 'pglite' ? await embeddedBrain(testSubjects()) : await serverBrain(inject('pgAdminUrl')!, testSubjects());
     try {
       const report = await restoreBackup(fresh.admin, file, subjects);
-      expect(report.rows['homelab.topics']).toBe(2);
+      expect(report.rows['homelab.topics']).toBe(3);
       expect(await fingerprint(fresh.admin, subjects)).toEqual(await fingerprint(brain().admin, subjects));
       // The restored brain works: new rows get new ids, the guards are back on.
       const homelab = await contextFor(fresh, 'homelab');

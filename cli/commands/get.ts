@@ -16,7 +16,7 @@ export const get: Command = {
     if (!slug || extra) throw new CliError(`one SLUG is needed\nusage: ${usage}`);
     return withSubject(values, async (ctx) => {
       if (values.json) {
-        printJson(await getTopic(ctx, { slug, include: ['tags', 'links', 'timeline'] }));
+        printJson(await getTopic(ctx, { slug, include: ['tags', 'links', 'timeline', 'sources'] }));
         return EXIT.ok;
       }
       const topic = await requireTopic(ctx.db, ctx.subject.name, slug);

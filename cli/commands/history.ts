@@ -1,13 +1,15 @@
 import { history as historyOf } from '../../services/knowledge/index.js';
-import { CliError, parse, printJson, table } from '../output.js';
+import { historyMarkdown } from '../../services/mcp/format.js';
+import { CliError, parse, printJson } from '../output.js';
 import { EXIT, SUBJECT_OPTIONS, SUBJECT_USAGE, withSubject } from '../subject.js';
 import type { Command } from './index.js';
 
-const usage = `brain history SLUG ${SUBJECT_USAGE} [--limit N]   |   brain history --episode ID ${SUBJECT_USAGE}`;
+const usage = `brain history SLUG ${SUBJECT_USAGE} [--limit N]   |   brain history --episode ID ${SUBJECT_USAGE} [--limit N]`;
 
 export const history: Command = {
   usage,
-  summary: 'The kept versions of a card (or an episode), newest first: what it was before each change, who changed it, when and why. Restore one with `brain restore ID`.',
+  summary:
+    "A card's (or an episode's) versions v1, v2... newest first: when, by whom, why, and what changed (fields, a line diff of the body). Put one back with `brain restore SLUG vN`. Exit 3 when there is no such card.",
   async run(args) {
     const { values, positionals } = parse(args, { ...SUBJECT_OPTIONS, limit: { type: 'string' }, episode: { type: 'string' } }, usage);
     const [slug, extra] = positionals;
@@ -16,13 +18,11 @@ export const history: Command = {
     const episodeId = values.episode === undefined ? undefined : Number(values.episode);
     if (!Number.isInteger(limit) || limit < 1 || (episodeId !== undefined && !Number.isInteger(episodeId))) throw new CliError('--limit and --episode are whole numbers');
     return withSubject(values, async (ctx) => {
-      const versions = await historyOf(ctx, { slug, episodeId, limit });
-      if (values.json) printJson(versions);
-      else if (versions.length === 0) process.stdout.write('No earlier versions.\n');
+      const h = await historyOf(ctx, { slug, episodeId, limit });
+      if (values.json) printJson(h);
       else {
-        process.stdout.write(
-          `${table([['VERSION', 'OPERATION', 'CHANGED AT', 'BY', 'REASON'], ...versions.map((v) => [String(v.id), v.operation, v.changedAt.slice(0, 19).replace('T', ' '), v.changedBy, v.reason ?? ''])])}\n`,
-        );
+        const again = slug !== undefined ? `brain restore ${slug} vN` : `brain restore --episode ${episodeId} vN`;
+        process.stdout.write(`${historyMarkdown(h, { restoreHint: `Put one back: ${again}${values.subject ? ` --subject ${values.subject}` : ''}` })}\n`);
       }
       return EXIT.ok;
     });

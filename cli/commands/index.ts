@@ -65,6 +65,16 @@ export const commands: Record<string, Command | LazyCommand> = {
       'With a file: restore a backup written by `brain backup` into an empty brain.',
     async () => (await import('./restore.js')).restore,
   ),
+  archive: lazy('Archive a card: hidden from search, list, get and lint, kept with its history; `brain unarchive SLUG` brings it back.', async () => (await import('./archive.js')).archive),
+  unarchive: lazy('Bring an archived (or merged) card back, as it was; a merged card stays merged into its survivor.', async () => (await import('./archive.js')).unarchive),
+  merge: lazy(
+    "Merge card FROM into card INTO in one step: INTO gets FROM's body appended (or --body-file), its tags, links, backlinks, episodes and sources; FROM is archived pointing at INTO. Both histories are kept.",
+    async () => (await import('./archive.js')).merge,
+  ),
+  source: lazy(
+    "Cite where a card came from: a stored document (--document ID from ingest, or --file to store one now), or a --uri, with --locator (where in it) and --quote. Without one, list the card's sources.",
+    async () => (await import('./source.js')).source,
+  ),
   upcast: lazy('Promote a project card into personal, with a reason (the deny-list decides what may cross). Run as the project subject.', async () => (await import('./upcast.js')).upcast),
   ingest: lazy('Store a source document verbatim (the same bytes twice are stored once) with an ingest record; prints the document id.', async () => (await import('./ingest.js')).ingest),
   import: lazy('Import a GBrain markdown directory (or, with --from mcp-memory, an MCP memory server memory.json) into one subject, as its own role. Re-running changes nothing; exit 1 when a file failed or did not validate.', async () => (await import('./import.js')).importCommand),

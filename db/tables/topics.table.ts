@@ -13,6 +13,10 @@ export interface TopicsTable {
   frontmatter: ColumnType<Record<string, unknown>, string | undefined, string>;
   created_at: ColumnType<Date, Date | undefined, never>;
   updated_at: ColumnType<Date, Date | undefined, Date>;
+  /** Set while the card is archived (a soft delete; migrations/subject/0006_archive.sql). */
+  archived_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The survivor's slug (same subject) when a merge archived this card. */
+  merged_into: ColumnType<string | null, string | null | undefined, string | null>;
 }
 export type TopicRow = Selectable<TopicsTable>;
 export type NewTopicRow = Insertable<TopicsTable>;

@@ -106,15 +106,3 @@ export async function timelineOf(db: Db | Trx, subject: string, topicId: number,
     .execute();
   return rows.map((r) => toEpisode(subject, r));
 }
-
-export const deleteEpisodeInput = z.object({ id: z.number().int().positive(), reason });
-
-export async function deleteEpisode(ctx: BrainContext, raw: z.input<typeof deleteEpisodeInput>): Promise<{ deleted: number }> {
-  const input = parseInput(deleteEpisodeInput, raw, 'delete episode');
-  const subject = ctx.subject.name;
-  return write(ctx, { operation: 'delete', reason: input.reason }, async (trx) => {
-    const r = await trx.withSchema(subject).deleteFrom('episodes').where('id', '=', input.id).executeTakeFirst();
-    if (!r.numDeletedRows) throw new BrainError('not_found', `no episode ${input.id} in ${subject}`, 'List the timeline to find the episode id.');
-    return { deleted: input.id };
-  });
-}

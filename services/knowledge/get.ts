@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { targetSubject, type BrainContext } from './context.js';
 import { timelineOf, type Episode } from './episodes.js';
-import { history, type Version } from './history.js';
+import { history, type History } from './history.js';
 import { backlinks, linksFrom, type Link } from './links.js';
 import { parseInput, slug, subjectRef } from './schemas.js';
 import { raw, sourcesOf, type RawData, type Source } from './sources.js';
@@ -25,7 +25,7 @@ export interface TopicView extends Topic {
   backlinks?: Link[];
   sources?: Source[];
   raw?: RawData[];
-  history?: Version[];
+  history?: History;
 }
 
 export async function getTopic(ctx: BrainContext, rawInput: z.input<typeof getTopicInput>): Promise<TopicView> {
@@ -42,6 +42,6 @@ export async function getTopic(ctx: BrainContext, rawInput: z.input<typeof getTo
   if (want.has('backlinks')) view.backlinks = await backlinks(ctx, { subject, slug: input.slug });
   if (want.has('sources')) view.sources = await sourcesOf(ctx, subject, row.id);
   if (want.has('raw')) view.raw = await raw(ctx, { subject, slug: input.slug });
-  if (want.has('history')) view.history = await history(ctx, { subject, slug: input.slug });
+  if (want.has('history')) view.history = await history(ctx, { subject, slug: input.slug, limit: 10 });
   return view;
 }

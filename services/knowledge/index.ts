@@ -1,5 +1,6 @@
 // The domain layer: typed operations over one subject's brain, each validating its input
 // with zod and failing with a BrainError (stable code, message, hint).
+export * from './archive.js';
 export * from './context.js';
 export * from './errors.js';
 export * from './episodes.js';

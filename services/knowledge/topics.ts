@@ -1,5 +1,5 @@
 // Topic cards: what something is. Create, update (replace or append the body), get with
-// whatever the caller asks for, list with filters, delete (own subject only).
+// whatever the caller asks for, list with filters. Cards are archived, never deleted (archive.ts).
 import { z } from 'zod';
 import { PERSONAL } from '../../config/subjects.js';
 import type { TopicRow } from '../../db/tables/topics.table.js';
@@ -20,6 +20,10 @@ export interface Topic {
   frontmatter: Record<string, unknown>;
   createdAt: string;
   updatedAt: string;
+  /** Set only on an archived card (see archive.ts); archived cards are not shown by get, list or search. */
+  archivedAt?: string;
+  /** The survivor's slug, when a merge archived this card. */
+  mergedInto?: string;
 }
 
 export function toTopic(subject: string, row: TopicRow): Topic {
@@ -35,10 +39,12 @@ export function toTopic(subject: string, row: TopicRow): Topic {
     frontmatter: row.frontmatter ?? {},
     createdAt: new Date(row.created_at).toISOString(),
     updatedAt: new Date(row.updated_at).toISOString(),
+    ...(row.archived_at ? { archivedAt: new Date(row.archived_at).toISOString() } : {}),
+    ...(row.merged_into ? { mergedInto: row.merged_into } : {}),
   };
 }
 
-const TOPIC_COLUMNS = ['id', 'slug', 'kind', 'kind_class', 'title', 'summary', 'body', 'timeline', 'frontmatter', 'created_at', 'updated_at'] as const;
+const TOPIC_COLUMNS = ['id', 'slug', 'kind', 'kind_class', 'title', 'summary', 'body', 'timeline', 'frontmatter', 'created_at', 'updated_at', 'archived_at', 'merged_into'] as const;
 
 export const createTopicInput = z.object({
   subject: subjectRef,
@@ -54,6 +60,7 @@ export const createTopicInput = z.object({
 });
 export type CreateTopicInput = z.input<typeof createTopicInput>;
 
+/** The card holding a slug, archived or not (a slug stays taken while its card is archived). */
 export async function findTopic(db: Db | Trx, subject: string, topicSlug: string): Promise<TopicRow | undefined> {
   return db.withSchema(subject).selectFrom('topics').select(TOPIC_COLUMNS).where('slug', '=', topicSlug).executeTakeFirst();
 }
@@ -72,9 +79,27 @@ function notFound(subject: string, topicSlug: string): BrainError {
   return new BrainError('not_found', `no topic "${topicSlug}" in ${subject}`, 'Search first (search tool) to find the right slug, or create the card.');
 }
 
+/**
+ * The answer for an archived card, to a read (not_found: it is not there to be read, and the
+ * message says where it went) or a write (conflict: nothing is written into an archived card,
+ * which would hide the write). A merged card points at its survivor.
+ */
+export function archivedError(subject: string, row: Pick<TopicRow, 'slug' | 'archived_at' | 'merged_into'>, use: 'read' | 'write' = 'read'): BrainError {
+  const name = `${subject}:${row.slug}`;
+  const since = row.archived_at ? new Date(row.archived_at).toISOString().slice(0, 10) : '';
+  const back = `to bring it back, unarchive it (archive with slug "${row.slug}" and unarchive: true; brain unarchive ${row.slug})`;
+  const message = row.merged_into ? `${name} was merged into ${subject}:${row.merged_into} on ${since}` : `${name} is archived (since ${since})`;
+  const hint = row.merged_into
+    ? `${use === 'read' ? 'Read' : 'Write to'} ${subject}:${row.merged_into} instead (slug "${row.merged_into}"); ${back}.`
+    : `${use === 'read' ? 'It is kept with its history (history tool)' : 'Nothing was written'}; ${back}${use === 'write' ? ', or use another slug' : ''}.`;
+  return new BrainError(use === 'read' ? 'not_found' : 'conflict', message, hint, { details: { field: 'slug', archived: true, ...(row.merged_into ? { mergedInto: row.merged_into } : {}) } });
+}
+
+/** A live card: an archived one answers with archivedError, a missing one with not_found. */
 export async function requireTopic(db: Db | Trx, subject: string, topicSlug: string): Promise<TopicRow> {
   const row = await findTopic(db, subject, topicSlug);
   if (!row) throw notFound(subject, topicSlug);
+  if (row.archived_at) throw archivedError(subject, row);
   return row;
 }
 
@@ -82,6 +107,7 @@ export async function requireTopic(db: Db | Trx, subject: string, topicSlug: str
 export async function requireLockedTopic(trx: Trx, subject: string, topicSlug: string): Promise<TopicRow> {
   const row = await lockTopic(trx, subject, topicSlug);
   if (!row) throw notFound(subject, topicSlug);
+  if (row.archived_at) throw archivedError(subject, row, 'write');
   return row;
 }
 
@@ -163,6 +189,8 @@ export function appendBody(body: string, addition: string): string {
  */
 export async function updateTopicIn(trx: Trx, subject: string, input: z.output<typeof updateTopicInput>, locked?: TopicRow): Promise<TopicRow> {
   const current = locked ?? (await requireLockedTopic(trx, subject, input.slug));
+  // Every update path (remember, put, upcast, timeline) lands here: an archived card is not written to.
+  if (current.archived_at) throw archivedError(subject, current, 'write');
   const body = input.body === undefined ? current.body : input.bodyMode === 'append' ? appendBody(current.body, input.body) : input.body;
   return trx
     .withSchema(subject)
@@ -193,24 +221,6 @@ export async function updateTopic(ctx: BrainContext, raw: UpdateTopicInput, oper
   }
 }
 
-export const deleteTopicInput = z.object({ slug, reason });
-
-/** Deletes a card of this subject. Its last state stays in versions, so restore can bring it back. */
-export async function deleteTopic(ctx: BrainContext, raw: z.input<typeof deleteTopicInput>): Promise<{ deleted: string; versionKept: true }> {
-  const input = parseInput(deleteTopicInput, raw, 'delete topic');
-  const subject = ctx.subject.name;
-  try {
-    return await write(ctx, { operation: 'delete', reason: input.reason }, async (trx) => {
-      const current = await requireTopic(trx, subject, input.slug);
-      await trx.withSchema(subject).deleteFrom('topics').where('id', '=', current.id).execute();
-      return { deleted: input.slug, versionKept: true as const };
-    });
-  } catch (error) {
-    if (error instanceof BrainError) throw error;
-    return fromDatabaseError(error, `delete topic "${input.slug}"`);
-  }
-}
-
 export const listTopicsInput = z.object({
   subject: subjectRef,
   kind: kindName.optional(),
@@ -233,7 +243,8 @@ export interface TopicSummary {
 export async function listTopics(ctx: BrainContext, raw: z.input<typeof listTopicsInput>): Promise<TopicSummary[]> {
   const input = parseInput(listTopicsInput, raw, 'list topics');
   const subject = targetSubject(ctx, input.subject);
-  let q = ctx.db.withSchema(subject).selectFrom('topics').select(['id', 'slug', 'kind', 'title', 'summary', 'updated_at']);
+  // Archived cards are not listed (archive.ts); they are still read by history.
+  let q = ctx.db.withSchema(subject).selectFrom('topics').select(['id', 'slug', 'kind', 'title', 'summary', 'updated_at']).where('archived_at', 'is', null);
   if (input.kind) q = q.where('kind', '=', input.kind);
   if (input.tag) {
     const t = input.tag;

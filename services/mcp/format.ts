@@ -1,5 +1,5 @@
 // Markdown renderings for the model: short, labelled with the subject, no JSON noise.
-import type { Episode, Link, TopicSummary, TopicView, UpcastResult, Version } from '../knowledge/index.js';
+import { targetName, type Episode, type History, type Link, type TopicSummary, type TopicView, type UpcastResult } from '../knowledge/index.js';
 
 export function topicMarkdown(t: TopicView): string {
   const lines = [`# ${t.title}`, `${t.subject}:${t.slug} · ${t.kind} · updated ${t.updatedAt.slice(0, 10)}`];
@@ -9,9 +9,9 @@ export function topicMarkdown(t: TopicView): string {
   if (t.timelineEntries?.length) lines.push('', '## Timeline', ...t.timelineEntries.map(episodeLine));
   if (t.links?.length) lines.push('', '## Links', ...t.links.map((l) => `- ${l.relation} → ${l.toSubject}:${l.toSlug}${l.context ? ` — ${l.context}` : ''}`));
   if (t.backlinks?.length) lines.push('', '## Backlinks', ...t.backlinks.map((l) => `- ${l.fromSubject}:${l.fromSlug} (${l.relation})${l.context ? ` — ${l.context}` : ''}`));
-  if (t.sources?.length) lines.push('', '## Sources', ...t.sources.map((s) => `- ${s.uri ?? `document ${s.documentId}`}${s.locator ? ` @ ${s.locator}` : ''}${s.quote ? ` — "${s.quote}"` : ''}`));
+  if (t.sources?.length) lines.push('', '## Sources', ...t.sources.map(sourceLine));
   if (t.raw?.length) lines.push('', '## Raw data', ...t.raw.map((r) => `- ${r.source} (${r.fetchedAt.slice(0, 10)}): ${JSON.stringify(r.data)}`));
-  if (t.history?.length) lines.push('', '## History', ...t.history.map(versionLine));
+  if (t.history) lines.push('', '## History', historyMarkdown(t.history, { diffLines: 6 }));
   return lines.join('\n');
 }
 
@@ -19,9 +19,46 @@ export function episodeLine(e: Episode): string {
   return `- **${e.occurredAt.slice(0, e.dateOnly ? 10 : 16).replace('T', ' ')}** ${e.kind}: ${e.title}${e.summary ? ` — ${e.summary}` : ''}${e.sourceLabel ? ` (${e.sourceLabel})` : ''} [#${e.id}]`;
 }
 
-export function versionLine(v: Version): string {
-  const prev = v.previous as { title?: string };
-  return `- v${v.id} ${v.operation} ${v.changedAt.slice(0, 16).replace('T', ' ')} by ${v.changedBy}${v.reason ? ` — ${v.reason}` : ''}${prev.title ? ` (was "${prev.title}")` : ''}`;
+/** `document 12 "Meeting 2026-11-28" (https://…) @ para 2 — "the words"`. */
+export function sourceLine(s: { documentId: number | null; title?: string; uri: string | null; locator: string; quote: string }): string {
+  const what = s.documentId !== null ? `document ${s.documentId}${s.title ? ` "${s.title}"` : ''}${s.uri ? ` (${s.uri})` : ''}` : (s.uri ?? '');
+  return `- ${what}${s.locator ? ` @ ${s.locator}` : ''}${s.quote ? ` — "${s.quote}"` : ''}`;
+}
+
+const clip = (line: string, max = 160) => (line.length > max ? `${line.slice(0, max - 1)}…` : line);
+
+/**
+ * A card's (or an episode's) versions, newest first, each with what it changed: fields as
+ * old → new, the body as a compact line diff (at most `diffLines` lines per version).
+ */
+export function historyMarkdown(h: History, opts: { diffLines?: number; restoreHint?: string } = {}): string {
+  const max = opts.diffLines ?? 12;
+  const name = targetName(h);
+  const now = h.versions.find((v) => v.current);
+  const lines = [
+    h.deleted
+      ? `History of ${name}: deleted ${h.deleted.at.slice(0, 16).replace('T', ' ')} by ${h.deleted.by}${h.deleted.reason ? ` — ${h.deleted.reason}` : ''}; v${h.total} is its last state.`
+      : `History of ${name}: ${h.total} version${h.total === 1 ? '' : 's'}, v${h.total} is current${now?.archived ? (now.mergedInto ? ` (archived: merged into ${h.subject}:${now.mergedInto})` : ' (archived)') : ''}.`,
+  ];
+  const textName = h.entity === 'topic' ? 'body' : 'detail';
+  for (const v of h.versions) {
+    lines.push(
+      `v${v.version}${v.current ? ' (current)' : ''} · ${v.at.slice(0, 16).replace('T', ' ')} · ${v.by ?? 'unknown'}${v.operation ? ` · ${v.operation}` : ''}${v.reason ? ` — ${clip(v.reason, 200)}` : ''}`,
+    );
+    if (v.origin === 'created') lines.push(`  created: "${clip(String(v.state.title ?? ''), 120)}"`);
+    if (v.origin === 'recreated') lines.push('  recreated (restored after a delete)');
+    for (const c of v.changes) lines.push(`  ${c.field}: ${c.from} → ${c.to}`);
+    if (v.text) {
+      lines.push(`  ${textName}: +${v.text.added} −${v.text.removed} lines`);
+      lines.push(...v.text.lines.slice(0, max).map((l) => `    ${clip(l)}`));
+      if (v.text.lines.length > max) lines.push(`    … ${v.text.lines.length - max} more`);
+    }
+    if (v.origin === 'changed' && v.changes.length === 0 && !v.text) lines.push('  (no visible change)');
+  }
+  const shown = h.versions.length;
+  if (shown < h.total) lines.push(`(${h.total - shown} older version${h.total - shown === 1 ? '' : 's'} not shown)`);
+  if (opts.restoreHint && h.total > 1) lines.push(opts.restoreHint);
+  return lines.join('\n');
 }
 
 export function topicListMarkdown(rows: TopicSummary[]): string {

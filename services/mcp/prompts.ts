@@ -41,10 +41,11 @@ export function registerPrompts(server: McpServer, ctx: BrainContext): void {
     { title: 'Ingest a meeting', description: 'Turn a meeting transcript into cards and episodes', argsSchema: z.object({ transcript: z.string().describe('the transcript or notes') }) },
     async ({ transcript }) =>
       user(
-        `Ingest this meeting into the "${subject}" brain. 1) ingest the text verbatim (ingest tool) and note the document id. ` +
+        `Ingest this meeting into the "${subject}" brain. 1) ingest the text verbatim (ingest with content and a title naming the meeting and its date) and note the document id it answers. ` +
           '2) For each person, company, project or decision that matters: search, then remember (update the existing card, or create one). ' +
-          '3) record a meeting episode dated to the meeting, attached to those cards. 4) link cards that the meeting connects, with the sentence as context. ' +
-          'Keep cards distilled; the transcript stays in the documents store.\n\n---\n' +
+          '3) Cite the transcript on every card you wrote: ingest with slug, documentId, locator (the timestamp or paragraph) and quote (the words the card rests on). ' +
+          '4) record a meeting episode dated to the meeting, attached to those cards. 5) link cards that the meeting connects, with the sentence as context. ' +
+          'Keep cards distilled; the transcript stays in the documents store, and get with include sources shows where each card came from.\n\n---\n' +
           transcript,
       ),
   );

@@ -2,7 +2,7 @@
 // only dead links and tag variants, never a card.
 import { beforeAll, expect, it } from 'vitest';
 import { lint, lintMarkdown } from '../../services/curation/lint.js';
-import { createTopic, deleteTopic, linkTopics, recordEpisode, tagTopic, type BrainContext } from '../../services/knowledge/index.js';
+import { createTopic, linkTopics, recordEpisode, tagTopic, type BrainContext } from '../../services/knowledge/index.js';
 import { describeOnBothDatabases } from '../support/both-databases.js';
 import { contextFor, roleOf } from '../support/knowledge.js';
 
@@ -18,7 +18,7 @@ describeOnBothDatabases('lint', (brain) => {
     await createTopic(homelab, { slug: 'env/gone', kind: 'environment', title: 'Decommissioned' });
     await linkTopics(homelab, { from: 'env/nas', to: 'env/gone', relation: 'relates-to' });
     await linkTopics(homelab, { from: 'env/nas-2', to: 'env/nas' });
-    await deleteTopic(homelab, { slug: 'env/gone' });
+    await brain().asRole(roleOf(brain(), 'homelab'), (s) => s.exec("DELETE FROM homelab.topics WHERE slug = 'env/gone'"), { commit: true });
     await createTopic(personal, { slug: 'tool/old', kind: 'tool', title: 'Old tool' });
     await linkTopics(homelab, { from: 'env/nas', to: 'tool/old', toSubject: 'personal' });
     await brain().admin.exec("DELETE FROM personal.topics WHERE slug = 'tool/old'");

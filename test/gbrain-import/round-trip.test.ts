@@ -138,7 +138,7 @@ describeOnBothDatabases('GBrain import and export', (brain) => {
     await updateTopic(ctx, { slug: 'people/pedro-franceschi', body: '# Pedro Franceschi\n\n## State\n\nNow chairman of [Brex](../companies/brex.md).' });
     await tagTopic(ctx, { slug: 'people/pedro-franceschi', tags: ['chairman'] });
     await recordEpisode(ctx, { kind: 'meeting', occurredAt: '2025-01-02', title: 'Board call', summary: 'Board call about the chair', sourceLabel: 'meeting', topics: ['people/pedro-franceschi'] });
-    expect((await history(ctx, { slug: 'people/pedro-franceschi' })).length).toBeGreaterThan(0);
+    expect((await history(ctx, { slug: 'people/pedro-franceschi' })).total).toBeGreaterThan(1);
     await createTopic(ctx, { slug: 'ada-lovelace', kind: 'person', title: 'Ada Lovelace', body: 'First programmer. Knew [Babbage](people/charles-babbage.md).', tags: ['math'] });
     await recordEpisode(ctx, { kind: 'note', occurredAt: '1843-09-01', title: 'Notes published', summary: 'Published the notes on the Analytical Engine', sourceLabel: 'article', topics: ['ada-lovelace'] });
 

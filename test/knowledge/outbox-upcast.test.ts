@@ -4,9 +4,9 @@
 import { beforeAll, expect, it } from 'vitest';
 import {
   addSource,
+  archiveTopic,
   BrainError,
   createTopic,
-  deleteTopic,
   ingestDocument,
   linkTopics,
   raw,
@@ -48,7 +48,10 @@ describeOnBothDatabases('outbox and upcast', (brain) => {
     const doc = await ingestDocument(homelab, { content: 'dns notes' });
     await addSource(homelab, { episodeId: ep.id, documentId: doc.id });
     await raw(homelab, { slug: 'svc/dns', source: 'probe', data: { ok: true } });
-    await deleteTopic(homelab, { slug: 'svc/dns', reason: 'gone' });
+    await archiveTopic(homelab, { slug: 'svc/dns', reason: 'retired' });
+    await archiveTopic(homelab, { slug: 'svc/dns', unarchive: true });
+    // No tool deletes a card; the subject's own role still may, and the triggers record it.
+    await brain().asRole(homelabRole, (s) => s.exec("SELECT set_config('brain.reason', 'gone', true), set_config('brain.operation', 'delete', true); DELETE FROM homelab.topics WHERE slug = 'svc/dns'"), { commit: true });
     const rows = await outbox('homelab');
     expect(rows.filter((r) => r.actor !== homelabRole)).toEqual([]);
     const seen = new Set(rows.map((r) => `${r.operation} ${r.table_name}`));
@@ -69,6 +72,10 @@ describeOnBothDatabases('outbox and upcast', (brain) => {
     }
     expect(rows.find((r) => r.operation === 'INSERT' && r.table_name === 'topics')).toMatchObject({ slug: 'svc/dns', reason: 'new service', app_operation: 'create', is_upcast: false });
     expect(rows.find((r) => r.operation === 'DELETE' && r.table_name === 'topics')).toMatchObject({ reason: 'gone', app_operation: 'delete' });
+    expect(rows.filter((r) => r.table_name === 'topics' && ['archive', 'unarchive'].includes(r.app_operation ?? '')).map((r) => [r.operation, r.app_operation, r.reason])).toEqual([
+      ['UPDATE', 'archive', 'retired'],
+      ['UPDATE', 'unarchive', null],
+    ]);
   });
 
   it('is append-only and written by triggers only, for every subject role', async () => {

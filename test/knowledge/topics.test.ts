@@ -4,9 +4,9 @@ import { beforeAll, expect, it } from 'vitest';
 import {
   addSource,
   allTags,
+  archiveTopic,
   BrainError,
   createTopic,
-  deleteTopic,
   getTopic,
   history,
   ingestDocument,
@@ -86,9 +86,20 @@ describeOnBothDatabases('knowledge services', (brain) => {
     const t = await getTopic(homelab, { slug: 'tool/psycopg3', include: ['history', 'tags'] });
     expect(t.body).toBe('## Use\nPools and pipelines.\n\n## Gotcha\nsearch_path is per connection.');
     expect(t.tags).toEqual(['postgres', 'python']);
-    expect(t.history!.map((v) => v.previous.body)).toEqual(['## Use\nPools and pipelines.', '## Use\nConnection pools.']);
-    expect(t.history![1]!.reason).toBe('learnt pipelines');
-    expect(t.history![0]!.changedBy).toBe(roleOf(brain(), 'homelab'));
+    // v1 as created, v2 and v3 the two updates that changed something; numbered per card, newest first.
+    const h = t.history!;
+    expect(h.total).toBe(3);
+    expect(h.versions.map((v) => [v.version, v.current, v.state.body])).toEqual([
+      [3, true, t.body],
+      [2, false, '## Use\nPools and pipelines.'],
+      [1, false, '## Use\nConnection pools.'],
+    ]);
+    expect(h.versions[1]!.reason).toBe('learnt pipelines');
+    expect(h.versions[0]!.by).toBe(roleOf(brain(), 'homelab'));
+    expect(h.versions[2]!.origin).toBe('created');
+    // What each changed, as a line diff of the body.
+    expect(h.versions[1]!.text).toEqual({ removed: 1, added: 1, lines: ['- Connection pools.', '+ Pools and pipelines.'] });
+    expect(h.versions[0]!.text).toMatchObject({ removed: 0, added: 3 });
     const [n] = await brain().admin.query<{ n: number }>("SELECT count(*)::int AS n FROM homelab.versions WHERE entity = 'topic'");
     expect(n!.n).toBe(2);
   });
@@ -96,22 +107,32 @@ describeOnBothDatabases('knowledge services', (brain) => {
   it('delete keeps the card, its tags and links in versions; restore brings all of it back', async () => {
     await createTopic(homelab, { slug: 'env/nas', kind: 'environment', title: 'NAS', body: 'ZFS mirror', tags: ['storage'] });
     await linkTopics(homelab, { from: 'env/nas', to: 'tool/psycopg3', relation: 'relates-to', context: 'backups use it' });
-    await deleteTopic(homelab, { slug: 'env/nas', reason: 'merged elsewhere' });
+    // No tool deletes a card (they are archived); the subject's own role still may, with psql.
+    const [{ id }] = (await brain().admin.query<{ id: number }>("SELECT id FROM homelab.topics WHERE slug = 'env/nas'")) as [{ id: number }];
+    await brain().asRole(roleOf(brain(), 'homelab'), (s) => s.query("DELETE FROM homelab.topics WHERE slug = 'env/nas'"), { commit: true });
     expect(await brain().admin.query("SELECT 1 FROM homelab.topics WHERE slug = 'env/nas'")).toEqual([]);
-    const versions = await history(homelab, { slug: 'env/nas' });
-    expect(versions[0]!.operation).toBe('DELETE');
-    const r = await restore(homelab, { versionId: versions[0]!.id });
-    expect(r.recreated).toBe(true);
+    const gone = await history(homelab, { slug: 'env/nas' });
+    expect(gone.deleted).toMatchObject({ by: roleOf(brain(), 'homelab') });
+    expect(gone.total).toBe(1);
+    const r = await restore(homelab, { slug: 'env/nas', version: 1 });
+    expect(r).toMatchObject({ recreated: true, restored: 1, current: 2 });
     const back = await getTopic(homelab, { slug: 'env/nas', include: ['tags', 'links'] });
-    expect(back.id).toBe(versions[0]!.entityId);
+    expect(back.id).toBe(id);
     expect(back.body).toBe('ZFS mirror');
     expect(back.tags).toEqual(['storage']);
     expect(back.links!.map((l) => `${l.relation}:${l.toSlug}`)).toEqual(['relates-to:tool/psycopg3']);
     // Restoring an update: the replaced state is kept too, so the restore can be undone.
     const before = await history(homelab, { slug: 'tool/psycopg3' });
-    await restore(homelab, { versionId: before.at(-1)!.id });
+    expect(await restore(homelab, { slug: 'tool/psycopg3', version: 1 })).toMatchObject({ restored: 1, current: before.total + 1, changed: true, recreated: false });
     expect((await getTopic(homelab, { slug: 'tool/psycopg3' })).body).toBe('## Use\nConnection pools.');
-    expect((await history(homelab, { slug: 'tool/psycopg3' })).length).toBe(before.length + 1);
+    const after = await history(homelab, { slug: 'tool/psycopg3' });
+    expect(after.total).toBe(before.total + 1);
+    expect(after.versions[0]).toMatchObject({ version: before.total + 1, operation: 'restore', reason: 'restore v1' });
+    // Restoring the same again changes nothing and adds no version; the current one is refused.
+    expect(await restore(homelab, { slug: 'tool/psycopg3', version: 1 })).toMatchObject({ changed: false, current: before.total + 1 });
+    expect((await brainError(restore(homelab, { slug: 'tool/psycopg3', version: before.total + 1 }))).code).toBe('invalid_input');
+    expect((await brainError(restore(homelab, { slug: 'tool/psycopg3', version: 99 }))).message).toContain(`v1 to v${before.total + 1}`);
+    expect((await brainError(history(homelab, { slug: 'no/such' }))).message).toContain('does not exist');
   });
 
   it('records episodes, and a timeline is newest first', async () => {
@@ -178,15 +199,17 @@ describeOnBothDatabases('knowledge services', (brain) => {
     expect(noReason.code).toBe('reason_required');
     const t = await createTopic(homelab, { subject: 'personal', slug: 'tool/jq', kind: 'tool', title: 'jq', reason: 'generic CLI tool' });
     expect(t.subject).toBe('personal');
-    const del = await brainError(deleteTopic(homelab, { slug: 'tool/jq' }));
-    expect(del.code).toBe('not_found');
-    const [still] = await brain().admin.query<{ n: number }>("SELECT count(*)::int AS n FROM personal.topics WHERE slug = 'tool/jq'");
+    // A project may amend a personal card, never archive it (the database refuses: migrations/global/0008).
+    const archived = await brainError(archiveTopic(homelab, { subject: 'personal', slug: 'tool/jq' }));
+    expect(archived.code).toBe('forbidden');
+    expect(archived.message).toContain('only the personal brain');
+    const [still] = await brain().admin.query<{ n: number }>("SELECT count(*)::int AS n FROM personal.topics WHERE slug = 'tool/jq' AND archived_at IS NULL");
     expect(still!.n).toBe(1);
   });
 
   it('tag and untag', async () => {
-    expect(await tagTopic(homelab, { slug: 'env/nas', tags: ['zfs', 'storage'] })).toEqual(['storage', 'zfs']);
-    expect(await tagTopic(homelab, { slug: 'env/nas', tags: ['storage'], remove: true })).toEqual(['zfs']);
+    expect((await tagTopic(homelab, { slug: 'env/nas', tags: ['zfs', 'storage'] })).tags).toEqual(['storage', 'zfs']);
+    expect((await tagTopic(homelab, { slug: 'env/nas', tags: ['storage'], remove: true })).tags).toEqual(['zfs']);
   });
 
   it('bad input names the field and the fix', async () => {

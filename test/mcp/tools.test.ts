@@ -37,7 +37,7 @@ describeOnBothDatabases('MCP tools, resources and prompts', (brain) => {
   it('lists the tools with annotations, and the whole list stays under 10,000 characters', async () => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
-    for (const n of ['get', 'list', 'record', 'link', 'tag', 'ingest', 'upcast', 'history', 'propose', 'commit', 'lint']) expect(names).toContain(n);
+    for (const n of ['get', 'list', 'record', 'link', 'tag', 'ingest', 'upcast', 'history', 'archive', 'propose', 'commit', 'lint']) expect(names).toContain(n);
     expect(JSON.stringify({ tools }).length).toBeLessThan(10_000);
     const get = tools.find((t) => t.name === 'get')!;
     expect(get.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
@@ -100,9 +100,10 @@ describeOnBothDatabases('MCP tools, resources and prompts', (brain) => {
     const homelab = await contextFor(brain(), 'homelab');
     const { updateTopic } = await import('../../services/knowledge/index.js');
     await updateTopic(homelab, { slug: 'env/nas', body: 'Three mirrored disks.' });
-    const h = await call('history', { slug: 'env/nas' });
-    const id = Number(/v(\d+) UPDATE/.exec(text(h))![1]);
-    expect(text(await call('history', { restore: id }))).toContain('Restored topic');
+    const h = text(await call('history', { slug: 'env/nas' }));
+    expect(h).toContain('History of homelab:env/nas: 2 versions, v2 is current.');
+    expect(h).toMatch(/v2 \(current\)[^\n]*\n  body: \+1 −1 lines\n    - Two mirrored disks\.\n    \+ Three mirrored disks\./);
+    expect(text(await call('history', { slug: 'env/nas', restore: 1 }))).toContain('Restored homelab:env/nas to v1; that is now v3');
     expect(await brain().admin.query("SELECT body FROM homelab.topics WHERE slug = 'env/nas'")).toEqual([{ body: 'Two mirrored disks.' }]);
   });
 

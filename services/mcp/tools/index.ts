@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import { guardToolInput } from '../input-guard.js';
 import { failure } from '../result.js';
 import { parseToolArgs } from '../tool-args.js';
+import { archiveTool } from './archive.js';
 import { getTool } from './get.js';
 import { historyTool } from './history.js';
 import { ingestTool } from './ingest.js';
@@ -30,6 +31,7 @@ export const TOOLS: readonly AnyBrainTool[] = [
   ingestTool,
   upcastTool,
   historyTool,
+  archiveTool,
   proposeTool,
   commitTool,
   lintTool,
