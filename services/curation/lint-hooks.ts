@@ -103,7 +103,8 @@ export async function similarEmbeddings(run: LintRun, m: EmbedModel, threshold: 
                                             AND cb.chunk_index = 0 AND cb.model = ca.model
         JOIN ${topics} ta ON ta.id = ca.topic_id JOIN ${topics} tb ON tb.id = cb.topic_id
        WHERE ca.topic_id = ANY(${batch}::bigint[]) AND ca.chunk_index = 0 AND ca.model = ${m.model} AND ca.dims = ${m.dims}
-         AND 1 - (ca.embedding OPERATOR(brain_ext.<=>) cb.embedding) >= ${threshold}`.execute(trx);
+         AND 1 - (ca.embedding OPERATOR(brain_ext.<=>) cb.embedding) >= ${threshold}
+         AND ta.archived_at IS NULL AND tb.archived_at IS NULL`.execute(trx);
     keep(rows.rows);
   };
 
@@ -166,6 +167,7 @@ async function nearest(trx: Trx, s: string, m: EmbedModel, batch: number[], k: n
            ORDER BY ${typed('c.embedding', m.dims)} OPERATOR(brain_ext.<=>) ${typed('q.embedding', m.dims)}
            LIMIT ${k}) n
         JOIN ${topics} ta ON ta.id = q.topic_id JOIN ${topics} tb ON tb.id = n.topic_id
-       WHERE q.topic_id = ANY(${batch}::bigint[]) AND q.chunk_index = 0 AND q.model = ${m.model} AND q.dims = ${dims}`.execute(trx)
+       WHERE q.topic_id = ANY(${batch}::bigint[]) AND q.chunk_index = 0 AND q.model = ${m.model} AND q.dims = ${dims}
+         AND ta.archived_at IS NULL AND tb.archived_at IS NULL`.execute(trx)
   ).rows;
 }

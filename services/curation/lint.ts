@@ -23,6 +23,8 @@ export interface LintReport {
   subject: string;
   orphans: { slug: string; title: string }[];
   deadLinks: { from: string; toSubject: string; toSlug: string; relation: string }[];
+  /** Links from live cards to archived ones (dead while archived), with the survivor of a merge. */
+  archivedLinks: { from: string; toSubject: string; toSlug: string; relation: string; mergedInto: string | null }[];
   unexplainedUpcasts: { at: string; actor: string; table: string; slug: string | null; operation: string }[];
   duplicateTopics: { a: string; b: string; similarity: number; by: 'title' | 'embedding' }[];
   duplicateTags: { variants: string[]; keep: string }[];
@@ -81,6 +83,7 @@ async function lintWith(run: LintRun, input: z.output<typeof lintInput>, hooks: 
     subject: s,
     orphans: [],
     deadLinks: [],
+    archivedLinks: [],
     unexplainedUpcasts: [],
     duplicateTopics: [],
     duplicateTags: [],
@@ -95,23 +98,45 @@ async function lintWith(run: LintRun, input: z.output<typeof lintInput>, hooks: 
     (
       await sql<{ slug: string; title: string }>`
         SELECT t.slug, t.title FROM ${t('topics')} t
-         WHERE NOT EXISTS (SELECT 1 FROM ${t('links')} l WHERE l.from_topic_id = t.id)
+         WHERE t.archived_at IS NULL
+           AND NOT EXISTS (SELECT 1 FROM ${t('links')} l WHERE l.from_topic_id = t.id)
            AND NOT EXISTS (SELECT 1 FROM ${t('links')} l WHERE l.to_subject = ${s} AND l.to_slug = t.slug)
            AND NOT EXISTS (SELECT 1 FROM ${t('episode_topics')} et WHERE et.topic_id = t.id)
          ORDER BY t.slug LIMIT ${input.limit}`.execute(trx)
     ).rows,
   );
 
-  // A link is dead when its target card is gone: in this subject, or in personal.
+  // A link is dead when its target card is gone: in this subject, or in personal. Links of an
+  // archived card are its own business (they come back with it) and are not looked at.
   const deadLinksQuery = (db: Trx) =>
     sql<{ id: number; from: string; toSubject: string; toSlug: string; relation: string }>`
       SELECT l.id, f.slug AS "from", l.to_subject AS "toSubject", l.to_slug AS "toSlug", l.relation
         FROM ${t('links')} l JOIN ${t('topics')} f ON f.id = l.from_topic_id
-       WHERE (l.to_subject = ${s} AND NOT EXISTS (SELECT 1 FROM ${t('topics')} x WHERE x.slug = l.to_slug))
-          OR (l.to_subject = ${PERSONAL} AND ${s} <> ${PERSONAL} AND NOT EXISTS (SELECT 1 FROM ${t('topics', PERSONAL)} x WHERE x.slug = l.to_slug))
+       WHERE f.archived_at IS NULL
+         AND ((l.to_subject = ${s} AND NOT EXISTS (SELECT 1 FROM ${t('topics')} x WHERE x.slug = l.to_slug))
+              OR (l.to_subject = ${PERSONAL} AND ${s} <> ${PERSONAL} AND NOT EXISTS (SELECT 1 FROM ${t('topics', PERSONAL)} x WHERE x.slug = l.to_slug)))
        ORDER BY f.slug, l.to_slug`.execute(db);
   const dead = await run.step('dead-links', async (trx) => (await deadLinksQuery(trx)).rows);
   report.deadLinks = dead.map(({ id: _id, ...rest }) => rest);
+
+  // Links to archived cards: not removed (the card may come back), reported with what to do. A
+  // merge moves the links of its own subject; links from a project to a merged personal card
+  // are out of personal's reach, so this is where the project learns to relink them.
+  report.archivedLinks = await run.step('archived-links', async (trx) =>
+    (
+      await sql<LintReport['archivedLinks'][number]>`
+        SELECT f.slug AS "from", l.to_subject AS "toSubject", l.to_slug AS "toSlug", l.relation, x.merged_into AS "mergedInto"
+          FROM ${t('links')} l JOIN ${t('topics')} f ON f.id = l.from_topic_id
+          JOIN ${t('topics')} x ON x.slug = l.to_slug AND l.to_subject = ${s}
+         WHERE f.archived_at IS NULL AND x.archived_at IS NOT NULL
+        UNION ALL
+        SELECT f.slug, l.to_subject, l.to_slug, l.relation, x.merged_into
+          FROM ${t('links')} l JOIN ${t('topics')} f ON f.id = l.from_topic_id
+          JOIN ${t('topics', PERSONAL)} x ON x.slug = l.to_slug AND l.to_subject = ${PERSONAL} AND ${s} <> ${PERSONAL}
+         WHERE f.archived_at IS NULL AND x.archived_at IS NOT NULL
+         ORDER BY 1, 3 LIMIT ${input.limit}`.execute(trx)
+    ).rows,
+  );
 
   // Upcasts without a reason: all of them in personal; a project's own ones from a project.
   report.unexplainedUpcasts = (
@@ -221,7 +246,7 @@ export async function similarTitles(run: LintRun, threshold: number): Promise<Si
       const rows = await run.step(
         'title-trigrams',
         async (trx) =>
-          (await sql<{ id: number; grams: string[] }>`SELECT id, brain_ext.show_trgm(lower(title)) AS grams FROM ${table} WHERE id > ${after} ORDER BY id LIMIT ${TRIGRAM_PAGE}`.execute(trx))
+          (await sql<{ id: number; grams: string[] }>`SELECT id, brain_ext.show_trgm(lower(title)) AS grams FROM ${table} WHERE id > ${after} AND archived_at IS NULL ORDER BY id LIMIT ${TRIGRAM_PAGE}`.execute(trx))
             .rows,
         TRIGRAM_PAGE,
       );
@@ -371,8 +396,18 @@ export function lintMarkdown(r: LintReport): string {
     `# Lint of ${r.subject}`,
     ...section('Orphans (no links, no episodes) — reported only', r.orphans.map((o) => `- ${o.slug}: ${o.title}`), 'none'),
     ...section('Dead links — removed with apply', r.deadLinks.map((d) => `- ${d.from} —${d.relation}→ ${d.toSubject}:${d.toSlug}`), 'none'),
+    ...section(
+      'Links to archived cards — reported only: relink, or unarchive the card',
+      r.archivedLinks.map((d) => `- ${d.from} —${d.relation}→ ${d.toSubject}:${d.toSlug} (${d.mergedInto ? `merged into ${d.toSubject}:${d.mergedInto}: link to that instead` : 'archived'})`),
+      'none',
+    ),
     ...section('Upcasts without a reason — reported only', r.unexplainedUpcasts.map((u) => `- ${u.at.slice(0, 16)} ${u.actor} ${u.operation} ${u.table}${u.slug ? ` ${u.slug}` : ''}`), 'none'),
-    ...section('Near-duplicate cards — reported only', r.duplicateTopics.map((d) => `- ${d.a} ~ ${d.b} (${d.by} ${d.similarity})`), 'none'),
+    // Lint never merges: it says which call would, for the human (or the model, asked by one) to decide.
+    ...section(
+      'Near-duplicate cards — reported only; to merge: archive with slug (the one to fold in) and into (the one to keep)',
+      r.duplicateTopics.map((d) => `- ${d.a} ~ ${d.b} (${d.by} ${d.similarity}) → e.g. archive {slug: "${d.b}", into: "${d.a}"}, or link them if both should stay`),
+      'none',
+    ),
     ...section('Near-duplicate tags — merged with apply', r.duplicateTags.map((d) => `- ${d.variants.join(', ')} → ${d.keep}`), 'none'),
     `## Stale embeddings: ${r.staleEmbeddings ?? 'not checked'}`,
     ...(r.notes.length ? ['', ...r.notes.map((n) => `Note: ${n}`)] : []),

@@ -18,7 +18,7 @@ export const exactMatchPlanner: TopicPlanner = async (ctx, subject, item) => {
   const slug = item.slug ?? slugFor(item.kind, item.title);
   const rows = await sql<{ slug: string; title: string }>`
     SELECT slug, title FROM ${sql.table(`${subject}.topics`)}
-     WHERE slug = ${slug} OR lower(title) = lower(${item.title}) ORDER BY (slug = ${slug}) DESC LIMIT 1`.execute(ctx.db);
+     WHERE slug = ${slug} OR (lower(title) = lower(${item.title}) AND archived_at IS NULL) ORDER BY (slug = ${slug}) DESC LIMIT 1`.execute(ctx.db);
   const hit = rows.rows[0];
   return hit
     ? { action: 'update', slug: hit.slug, existingTitle: hit.title, candidates: [{ subject, slug: hit.slug, score: 1 }] }

@@ -99,6 +99,8 @@ export async function backlinks(ctx: BrainContext, raw: z.input<typeof backlinks
       .select(['t.slug', 'l.relation', 'l.context'])
       .where('l.to_subject', '=', target)
       .where('l.to_slug', '=', input.slug)
+      // An archived card's links are not shown while it is archived.
+      .where('t.archived_at', 'is', null)
       .orderBy('t.slug')
       .execute();
     found.push(...rows.map((r) => ({ fromSubject: from, fromSlug: r.slug, toSubject: target, toSlug: input.slug, relation: r.relation, context: r.context })));

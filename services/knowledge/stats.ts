@@ -7,7 +7,7 @@ import { targetSubject } from './context.js';
 
 export interface SubjectStats {
   subject: string;
-  /** Cards (topics), all kinds. */
+  /** Live cards (topics), all kinds; archived ones are counted apart. */
   topics: number;
   /** Cards per kind, most first (ties by name); kinds with no card are left out. */
   byKind: Record<string, number>;
@@ -15,6 +15,8 @@ export interface SubjectStats {
   /** Tag assignments: a tag on three cards counts three. */
   tags: number;
   distinctTags: number;
+  /** Archived cards (knowledge/archive.ts), merged ones included. */
+  archived: number;
   episodes: number;
   raw: number;
   documents: number;
@@ -25,12 +27,13 @@ export interface SubjectStats {
 export async function subjectStats(ctx: BrainContext, subject?: string): Promise<SubjectStats> {
   const s = targetSubject(ctx, subject);
   const t = (name: string) => sql.table(`${s}.${name}`);
-  const kinds = await sql<{ kind: string; n: number }>`SELECT kind, count(*)::int AS n FROM ${t('topics')} GROUP BY kind ORDER BY n DESC, kind`.execute(ctx.db);
+  const kinds = await sql<{ kind: string; n: number }>`SELECT kind, count(*)::int AS n FROM ${t('topics')} WHERE archived_at IS NULL GROUP BY kind ORDER BY n DESC, kind`.execute(ctx.db);
   const [c] = (
     await sql<Omit<SubjectStats, 'subject' | 'topics' | 'byKind'>>`
       SELECT (SELECT count(*)::int FROM ${t('links')}) AS links,
              (SELECT count(*)::int FROM ${t('topic_tags')}) AS tags,
              (SELECT count(DISTINCT tag)::int FROM ${t('topic_tags')}) AS "distinctTags",
+             (SELECT count(*)::int FROM ${t('topics')} WHERE archived_at IS NOT NULL) AS archived,
              (SELECT count(*)::int FROM ${t('episodes')}) AS episodes,
              (SELECT count(*)::int FROM ${t('raw_data')}) AS raw,
              (SELECT count(*)::int FROM ${t('documents')}) AS documents,
@@ -59,6 +62,8 @@ export interface StatsFigure {
 export function statsFigures(s: SubjectStats): StatsFigure[] {
   return [
     { label: 'cards', value: s.topics, breakdown: Object.entries(s.byKind) },
+    // Shown once there are any: archived cards are out of every listing, but not gone.
+    ...(s.archived > 0 ? [{ label: 'archived cards', value: s.archived }] : []),
     { label: 'episodes', value: s.episodes },
     { label: 'links', value: s.links },
     { label: 'tags', value: s.tags, detail: `${s.distinctTags} distinct` },

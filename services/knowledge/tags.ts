@@ -44,6 +44,8 @@ export async function allTags(ctx: BrainContext, raw: { subject?: string } = {})
     .withSchema(subject)
     .selectFrom('topic_tags')
     .select((eb) => ['tag', eb.fn.countAll<number>().as('count')])
+    // Tags of live cards: an archived card is not listed, so its tags are not counted.
+    .where('topic_id', 'in', (eb) => eb.selectFrom('topics').select('id').where('archived_at', 'is', null))
     .groupBy('tag')
     .orderBy('tag')
     .execute();

@@ -5,7 +5,8 @@ import type { SearchFilters } from './types.js';
 
 export function topicFilter(schema: string, f: SearchFilters, alias = 't'): RawBuilder<unknown> {
   const a = sql.ref(alias);
-  const parts: RawBuilder<unknown>[] = [sql`true`];
+  // Archived cards are out of search (knowledge/archive.ts), in both paths.
+  const parts: RawBuilder<unknown>[] = [sql`${a}.archived_at IS NULL`];
   if (f.kinds.length > 0) parts.push(sql`${a}.kind = ANY(${[...f.kinds]}::text[])`);
   if (f.tags.length > 0) {
     parts.push(sql`EXISTS (SELECT 1 FROM ${sql.table(`${schema}.topic_tags`)} tt WHERE tt.topic_id = ${a}.id AND tt.tag = ANY(${[...f.tags]}::text[]))`);

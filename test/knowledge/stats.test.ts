@@ -29,6 +29,7 @@ describeOn('pglite', 'stats', (brain) => {
       links: 1,
       tags: 3,
       distinctTags: 2,
+      archived: 0,
       episodes: 1,
       raw: 0,
       documents: 1,
