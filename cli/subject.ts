@@ -1,39 +1,31 @@
-// What every knowledge command shares: which subject it acts as, opening that subject's
-// brain with its own role (openSubject: its credentials, never the admin's), and turning
-// a BrainError into `brain: <message>` / `  hint: <hint>` and an exit code.
-//
-// The subject: --subject NAME, else the BRAIN_SUBJECT environment variable, else
-// "personal" (the shared subject every project can read; writes there go through the
-// deny-list). Exit codes: 0 ok, 1 failed, 2 usage or configuration error, 3 not found.
+// What every knowledge command shares: which subject it acts as (cli/subject-options.ts),
+// opening that subject's brain with its own role (openSubject: its credentials, never the
+// admin's; through the running brain's database link when one runs), and turning a
+// BrainError into `brain: <message>` / `  hint: <hint>` and an exit code.
 import { loadRuntimeConfig, type RuntimeConfig } from '../config/runtime.js';
-import { PERSONAL } from '../config/subjects.js';
 import { openSubject } from '../db/open.js';
 import { asBrainError, BrainError, createContext, type BrainContext } from '../services/knowledge/index.js';
 import { chooseEmbedder, pendingNote } from '../services/runtime/embedding.js';
 import { printJson } from './output.js';
+import { EXIT, subjectFrom } from './subject-options.js';
 
-export const EXIT = { ok: 0, failed: 1, usage: 2, notFound: 3 } as const;
+export { EXIT, SUBJECT_OPTIONS, SUBJECT_USAGE, subjectFrom } from './subject-options.js';
 
-/** The options every subject command takes. */
-export const SUBJECT_OPTIONS = {
-  subject: { type: 'string' },
-  json: { type: 'boolean' },
-} as const;
-
-export const SUBJECT_USAGE = '[--subject NAME] [--json]';
-
-export function subjectFrom(values: { subject?: string | undefined }, env: NodeJS.ProcessEnv = process.env): string {
-  return values.subject ?? (env.BRAIN_SUBJECT || PERSONAL);
+/** Where the command's statements run: this process, or a running brain's (its database link). */
+export interface SubjectSession {
+  /** "brain up (process 1234)" when a running brain holds the data directory. */
+  readonly linkedTo?: string | undefined;
 }
 
 /**
  * Opens the subject, runs the command, closes; BrainErrors become a message, a hint and an
  * exit code. A command that writes cards passes `writes`: it embeds nothing itself, so it
- * says on stderr how many cards wait to be embedded and what embeds them.
+ * says on stderr how many cards wait to be embedded and what embeds them (unless a running
+ * brain, whose worker embeds them, ran its statements).
  */
 export async function withSubject(
   values: { subject?: string | undefined; json?: boolean | undefined },
-  run: (ctx: BrainContext) => Promise<number>,
+  run: (ctx: BrainContext, session: SubjectSession) => Promise<number>,
   opts: { writes?: boolean } = {},
 ): Promise<number> {
   const rt = loadRuntimeConfig();
@@ -41,9 +33,9 @@ export async function withSubject(
   try {
     const ctx = await createContext(conn.subject, conn.handle.db);
     try {
-      return await run(ctx);
+      return await run(ctx, { linkedTo: conn.linkedTo });
     } finally {
-      if (opts.writes) await notePending(ctx, rt);
+      if (opts.writes && !conn.linkedTo) await notePending(ctx, rt);
     }
   } catch (error) {
     return reportError(error, values.json === true);

@@ -31,7 +31,7 @@ function toolFor(deps: ToolDeps, name: string): AnyBrainTool | undefined {
  * A one-shot command runs no embedding worker (it would embed one batch and be stopped):
  * cards it writes stay queued, and on close it says so on stderr (see pendingNote).
  */
-export async function toolRunner(ctx: BrainContext, opts: { writes?: boolean } = {}): Promise<ToolRunner> {
+export async function toolRunner(ctx: BrainContext, opts: { writes?: boolean; linked?: boolean } = {}): Promise<ToolRunner> {
   const logger = createLogger('claude-brain', process.env.BRAIN_LOG_LEVEL ?? 'error');
   const choice = await chooseEmbedder(loadRuntimeConfig());
   const { services, embedding } = subjectServices(ctx, choice, logger, undefined, false);
@@ -55,7 +55,8 @@ export async function toolRunner(ctx: BrainContext, opts: { writes?: boolean } =
     },
     async close() {
       await embedding.stop();
-      const note = wrote ? await pendingNote(ctx, choice).catch(() => undefined) : undefined;
+      // Linked to a running brain: its embedding worker takes the new cards.
+      const note = wrote && !opts.linked ? await pendingNote(ctx, choice).catch(() => undefined) : undefined;
       if (note) process.stderr.write(`Note: ${note}\n`);
       await choice.embedder?.close?.();
     },
@@ -76,8 +77,8 @@ export async function withToolRunner(
   fn: (runner: ToolRunner, ctx: BrainContext) => Promise<number>,
   opts: { writes?: boolean } = {},
 ): Promise<number> {
-  return withSubject(values, async (ctx) => {
-    const runner = await toolRunner(ctx, opts);
+  return withSubject(values, async (ctx, session) => {
+    const runner = await toolRunner(ctx, { ...opts, linked: session.linkedTo !== undefined });
     try {
       return await fn(runner, ctx);
     } finally {

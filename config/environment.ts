@@ -8,7 +8,7 @@ export const READ_WHERE_USED = {
   /** Each command picks its own default level (quiet for one-shot commands), before any config loads. */
   BRAIN_LOG_LEVEL: 'services/runtime/logger.ts, db/subject-db.ts, cli/tool-runner.ts, cli/commands/up.ts, cli/commands/serve.ts',
   /** A default for --subject: belongs to the command line, not to the brain's configuration. */
-  BRAIN_SUBJECT: 'cli/subject.ts, cli/commands/serve.ts',
+  BRAIN_SUBJECT: 'cli/subject-options.ts, cli/commands/serve.ts',
   /** Per served subject; read when the server starts, beside that subject's password. */
   BRAIN_TOKEN_FILE: 'services/runtime/serve.ts',
   /** Only the container's health check, which must stay a tiny script (no YAML, no zod). */

@@ -16,7 +16,7 @@ import { syncDenyList } from './sync-deny-list.js';
 /** Where the SQL lives, relative to this file in both the source tree and dist/. */
 const ROOT = fileURLToPath(new URL(import.meta.url.includes('/dist/') ? '../../' : '../', import.meta.url));
 export const MIGRATIONS_DIR = `${ROOT}migrations`;
-const GRANTS_DIR = `${ROOT}db/grants`;
+export const GRANTS_DIR = `${ROOT}db/grants`;
 
 const LOCK_KEY = "hashtext('claude-brain:bootstrap')";
 const EXTENSIONS = ['vector', 'pg_trgm'] as const;

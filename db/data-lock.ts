@@ -35,6 +35,23 @@ export function mayBeBrain(pid: number): boolean {
   return /^node/.test(basename(args[0]!)) || args.some((a) => a.includes('brain'));
 }
 
+/**
+ * What a process runs, for messages and for telling a starting brain from a one-shot command:
+ * "brain serve --stdio --subject homelab" for a brain (its arguments after brain.js), else its
+ * whole command line; undefined where it cannot be read.
+ */
+export function commandOf(pid: number): string | undefined {
+  if (process.platform !== 'linux') return undefined;
+  let args: string[];
+  try {
+    args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  } catch {
+    return undefined;
+  }
+  const at = args.findIndex((a) => /(^|\/)brain(\.js)?$/.test(a));
+  return at === -1 ? args.join(' ') || undefined : ['brain', ...args.slice(at + 1)].join(' ');
+}
+
 /** Takes the lock file (removing a stale one); returns its release function. */
 export function lockDataDir(lockFile: string, warn: (message: string) => void = (m) => process.stderr.write(`brain: warning: ${m}\n`)): () => void {
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -48,9 +65,11 @@ export function lockDataDir(lockFile: string, warn: (message: string) => void = 
       const pid = Number(readFileSync(lockFile, 'utf8').trim());
       if (pid && pid !== process.pid && alive(pid)) {
         if (mayBeBrain(pid)) {
+          const command = commandOf(pid);
           throw new DataDirBusyError(
-            `the embedded brain is in use by process ${pid} (lock file ${lockFile}), a running \`brain up\` / \`npm start\` / \`brain serve\`: ` +
-              'stop it first with `brain down` (or Ctrl-C where it runs), or talk to it through its MCP servers',
+            `the embedded brain is in use by process ${pid} (lock file ${lockFile})${command ? `, \`${command}\`` : ''}. ` +
+              'Commands that act as one subject (search, get, stats, ..., serve --stdio) use a running `brain up` or `brain serve` through it; ' +
+              'this one needs the data directory to itself: stop that process first with `brain down` (or Ctrl-C where it runs), or wait for it to finish',
           );
         }
         warn(`removed the stale lock ${lockFile}: its process ${pid} is alive but is not a claude-brain (the PID was reused)`);

@@ -8,7 +8,9 @@
 // PGlite forgets its activity counters when it closes (pg_stat_user_tables starts from zero
 // on every open), so the counters only say what changed since this process opened the
 // brain. The first pass therefore analyses every table: statistics from before the restart
-// may be stale, and nothing else would tell. At 100k cards that pass takes a few seconds.
+// may be stale, and nothing else would tell. At 100k cards that pass takes a few seconds, so
+// a server starts it after it listens, and every table's step takes the connection on its
+// own: a request waits for one ANALYZE at most, never for the whole pass.
 import type { EmbeddedDatabase } from './embedded.js';
 import { ident } from './sql.js';
 
@@ -78,25 +80,31 @@ async function activity(embedded: EmbeddedDatabase): Promise<TableActivity[]> {
  * One pass: every table that needs it is analysed or vacuumed (`firstPass`: every table is
  * analysed), and the full-text indexes' pending lists are merged. Returns what was done.
  */
-export async function maintainEmbedded(embedded: EmbeddedDatabase, opts: { firstPass?: boolean } = {}): Promise<MaintenanceStep[]> {
-  return embedded.lock.run(async () => {
-    const steps: MaintenanceStep[] = [];
+export async function maintainEmbedded(embedded: EmbeddedDatabase, opts: { firstPass?: boolean; stopped?: () => boolean } = {}): Promise<MaintenanceStep[]> {
+  const tables = await embedded.lock.run(async () => {
     // New rows of a GIN index wait in a pending list that every search scans; VACUUM merges it,
     // and so does this, at a cost proportional to the list (nothing when it is empty).
     await embedded.pg.query(
       `SELECT gin_clean_pending_list(i.indexrelid) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
         WHERE a.amname = 'gin' AND c.relnamespace IN (SELECT oid FROM pg_namespace WHERE nspname IN (SELECT name FROM brain.subjects))`,
     );
-    for (const t of await activity(embedded)) {
-      const action = maintenanceFor(t, opts.firstPass);
-      if (!action) continue;
-      const name = `${ident(t.schema)}.${ident(t.table)}`;
+    return activity(embedded);
+  });
+  const steps: MaintenanceStep[] = [];
+  for (const t of tables) {
+    const action = maintenanceFor(t, opts.firstPass);
+    if (!action) continue;
+    if (opts.stopped?.()) break;
+    const name = `${ident(t.schema)}.${ident(t.table)}`;
+    // One table at a time, each taking the connection on its own (see the top of the file).
+    const ms = await embedded.lock.run(async () => {
       const started = performance.now();
       await embedded.pg.exec(`${action === 'analyze' ? 'ANALYZE' : 'VACUUM (ANALYZE)'} ${name}`);
-      steps.push({ table: `${t.schema}.${t.table}`, action, ms: Math.round(performance.now() - started) });
-    }
-    return steps;
-  });
+      return Math.round(performance.now() - started);
+    });
+    steps.push({ table: `${t.schema}.${t.table}`, action, ms });
+  }
+  return steps;
 }
 
 export interface MaintenanceLoop {
@@ -113,7 +121,7 @@ export function startEmbeddedMaintenance(
   let running: Promise<MaintenanceStep[]> = Promise.resolve([]);
   let stopped = false;
   let passes = 0;
-  const one = () => (stopped ? [] : maintainEmbedded(embedded, { firstPass: passes++ === 0 }));
+  const one = () => (stopped ? [] : maintainEmbedded(embedded, { firstPass: passes++ === 0, stopped: () => stopped }));
   const pass = (): Promise<MaintenanceStep[]> => {
     running = running.then(one, one);
     running.then(

@@ -7,10 +7,13 @@ import { loadDenyList } from '../config/deny-list.js';
 import { loadKinds } from '../config/kinds.js';
 import { adminUrl, type RuntimeConfig } from '../config/runtime.js';
 import { ConfigError, findSubject, loadSubjects, type Subject, type SubjectsConfig } from '../config/subjects.js';
-import { bootstrap, type BootstrapReport } from './bootstrap.js';
+import { bootstrap, GRANTS_DIR, MIGRATIONS_DIR, type BootstrapReport } from './bootstrap.js';
+import { bootstrapInputs, catalogDigest, readBootstrapState, writeBootstrapState } from './bootstrap-state.js';
 import { DataDirError, MARKER_FILE, newMarker, planDataDir, recovery, writeMarker, type DataDirPlan } from './data-dir.js';
-import { dropSnapshot, shortFiles, shrunkSinceClose, writeSnapshot } from './relation-files.js';
-import { lockDataDir } from './data-lock.js';
+import { checkSinceClose, dropSnapshot, shortFiles, writeSnapshot } from './relation-files.js';
+import { commandOf, DataDirBusyError, lockDataDir } from './data-lock.js';
+import { LinkClient, openLinkedSubjectDb } from './link-dialect.js';
+import { findRunning, lockHolder } from './running-file.js';
 import { EmbeddedDatabase } from './embedded.js';
 import { MigrationError } from './migrate.js';
 import { SecretStore } from './secrets.js';
@@ -34,6 +37,8 @@ export interface OpenOptions {
    * directory is created even when secrets exist beside it.
    */
   readonly init?: boolean;
+  /** Called as each step of opening ends, with its name (start-up timing, services/runtime/start-phases.ts). */
+  readonly mark?: (phase: string) => void;
 }
 
 let initRequested = false;
@@ -56,8 +61,9 @@ export async function openAdmin(rt: RuntimeConfig, options: OpenOptions = {}): P
             `${recovery(rt.dataDir)}. To open it anyway and save what is left (brain export), set BRAIN_OPEN_DAMAGED=1.`,
         );
       // Before PGlite touches the folder: a file that shrank since the last clean close.
-      const shrunk = plan.action === 'create' || rt.openDamaged ? [] : [...shrunkSinceClose(rt.dataDir).values()];
-      if (shrunk.length > 0) throw damaged(shrunk);
+      const sinceClose = plan.action === 'create' || rt.openDamaged ? undefined : checkSinceClose(rt.dataDir);
+      if (sinceClose && sinceClose.problems.size > 0) throw damaged([...sinceClose.problems.values()]);
+      options.mark?.('data directory checked');
       let embedded: EmbeddedDatabase;
       try {
         embedded = await EmbeddedDatabase.open(rt.dataDir, rt.embeddedCacheMb === undefined ? {} : { sharedBuffersMb: rt.embeddedCacheMb });
@@ -69,13 +75,16 @@ export async function openAdmin(rt: RuntimeConfig, options: OpenOptions = {}): P
           { cause },
         );
       }
+      options.mark?.('PGlite opened');
       // After a crash there is no snapshot; the database's own record of each file still holds.
-      const short = plan.action === 'create' || rt.openDamaged ? [] : await shortFiles(embedded.pg, rt.dataDir);
+      // A clean close's snapshot already compared every file with it (checkSinceClose).
+      const short = !sinceClose || sinceClose.coversRecordedPages ? [] : await shortFiles(embedded.pg, rt.dataDir);
       if (short.length > 0) {
         await embedded.close().catch(() => undefined);
         throw damaged(short);
       }
       dropSnapshot(rt.dataDir);
+      if (sinceClose && !sinceClose.coversRecordedPages) options.mark?.('file sizes checked against the database');
       if (plan.action === 'adopt' && !init) {
         let ours = false;
         try {
@@ -121,7 +130,19 @@ export async function openAdmin(rt: RuntimeConfig, options: OpenOptions = {}): P
   return { session: pgSession(client), embedded: undefined, secrets: new SecretStore(rt.secretsDir), close: () => client.end() };
 }
 
-export async function runBootstrap(rt: RuntimeConfig, admin: AdminConnection, subjects?: SubjectsConfig): Promise<BootstrapReport> {
+export interface BootstrapRunOptions {
+  /**
+   * Skip the bootstrap when the embedded brain is exactly as the last one left it and it was
+   * asked to do the same (db/bootstrap-state.ts): starts and one-shot commands. `brain init`
+   * and the server mode always run it.
+   */
+  readonly skipIfCurrent?: boolean;
+  readonly mark?: (phase: string) => void;
+}
+
+export type BootstrapRun = BootstrapReport & { readonly skipped?: true };
+
+export async function runBootstrap(rt: RuntimeConfig, admin: AdminConnection, subjects?: SubjectsConfig, run: BootstrapRunOptions = {}): Promise<BootstrapRun> {
   const options = {
     subjects: subjects ?? loadSubjects(rt.subjectsFile),
     kinds: loadKinds(rt.kindsFile),
@@ -130,6 +151,15 @@ export async function runBootstrap(rt: RuntimeConfig, admin: AdminConnection, su
   };
   const dataDir = admin.dataDir;
   if (!dataDir) return bootstrap(admin.session, options);
+  const inputs = bootstrapInputs({ ...options, migrationsDir: MIGRATIONS_DIR, grantsDir: GRANTS_DIR });
+  const catalog = () => catalogDigest(admin.session, options.subjects.rolePrefix).catch(() => undefined);
+  if (run.skipIfCurrent && dataDir.plan.action === 'open') {
+    const recorded = readBootstrapState(dataDir.path);
+    if (recorded?.inputs === inputs && recorded.catalog === (await catalog())) {
+      run.mark?.('bootstrap skipped (schema, grants, kinds and deny-list as recorded)');
+      return { features: [], rolesCreated: [], migrationsApplied: [], migrationsSkipped: [], skipped: true };
+    }
+  }
   let report: BootstrapReport;
   try {
     report = await bootstrap(admin.session, options);
@@ -148,22 +178,31 @@ export async function runBootstrap(rt: RuntimeConfig, admin: AdminConnection, su
     writeMarker(dataDir.path, marker);
     dataDir.plan = { action: 'open', marker };
   }
+  const after = await catalog();
+  if (after) writeBootstrapState(dataDir.path, { inputs, catalog: after });
+  run.mark?.('bootstrap (roles, schemas, migrations, kinds, deny-list, grants)');
   return report;
 }
 
 export interface SubjectConnection {
   readonly subject: Subject;
   readonly handle: SubjectDb;
-  /** Embedded mode: the open PGlite (for its maintenance while serving). */
+  /** Embedded mode, this process holding the data directory: the open PGlite (for its maintenance while serving, and to share it). */
   readonly embedded?: EmbeddedDatabase;
+  /** Embedded mode, another process holding it: that process ("brain up (process 1234)"), reached through its database link. */
+  readonly linkedTo?: string;
   close(): Promise<void>;
 }
+
+/** How long a subject command waits for a brain that is starting to publish its link (db/running-file.ts). */
+const STARTING_BRAIN_WAIT_MS = 30_000;
 
 /**
  * Opens one subject as its own role: on a server with that role's password (from
  * BRAIN_DB_PASSWORD_FILE or the secrets folder), never the admin's; in the embedded
- * brain by opening the data directory (bootstrapping it first) and running every
- * statement under SET LOCAL ROLE.
+ * brain through the database link of the process holding it (db/link-server.ts) when one
+ * runs, else by opening the data directory (bootstrapping it first when it changed) and
+ * running every statement under SET LOCAL ROLE.
  */
 export async function openSubject(rt: RuntimeConfig, name: string, log?: ConnectionLog): Promise<SubjectConnection> {
   const cfg = loadSubjects(rt.subjectsFile);
@@ -179,9 +218,10 @@ export async function openSubject(rt: RuntimeConfig, name: string, log?: Connect
     const handle = openServerSubjectDb(parseServerUrl(rt.databaseUrl!), subject, password, undefined, log);
     return { subject, handle, close: () => handle.close() };
   }
-  const admin = await openAdmin(rt);
+  const admin = await openAdminOrLink(rt, subject);
+  if (!('session' in admin)) return admin;
   try {
-    await runBootstrap(rt, admin, cfg);
+    await runBootstrap(rt, admin, cfg, { skipIfCurrent: true });
   } catch (error) {
     await admin.close();
     throw error;
@@ -196,4 +236,35 @@ export async function openSubject(rt: RuntimeConfig, name: string, log?: Connect
       await admin.close();
     },
   };
+}
+
+/**
+ * The embedded brain for one subject: through the link of the process that holds it, or by
+ * taking the data directory. A `brain up` or `brain serve` that is still starting (it holds
+ * the lock but has not published its link yet) is waited for; any other holder is refused
+ * at once, naming it.
+ */
+async function openAdminOrLink(rt: RuntimeConfig, subject: Subject): Promise<AdminConnection | SubjectConnection> {
+  const deadline = Date.now() + STARTING_BRAIN_WAIT_MS;
+  for (;;) {
+    const running = findRunning(rt.home);
+    if (running?.link) {
+      const holder = `${running.command} (process ${running.pid})`;
+      try {
+        const client = await LinkClient.connect(running.link, holder);
+        const handle = openLinkedSubjectDb(client, subject);
+        return { subject, handle, linkedTo: holder, close: () => handle.close() };
+      } catch {
+        // It stopped between publishing and now: look again.
+      }
+    }
+    try {
+      return await openAdmin(rt);
+    } catch (error) {
+      if (!(error instanceof DataDirBusyError) || Date.now() > deadline) throw error;
+      const pid = lockHolder(rt.home);
+      if (pid !== undefined && !/^brain (up|serve)\b/.test(commandOf(pid) ?? '')) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
 }

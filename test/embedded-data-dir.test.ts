@@ -243,18 +243,22 @@ describe('[pglite] the embedded data directory must be a brain of its own (CLI)'
     sleeper.kill('SIGKILL');
   });
 
-  it('the lock of a live brain is refused, naming the lock file, the PID and `brain down`', async () => {
+  it('a live brain shares its data directory with subject commands (its database link); one needing the directory itself is refused, naming the lock file, the PID, the command and `brain down`', async () => {
     const home = copyOfBase();
     const lock = join(home, 'data.lock');
     const child = spawn(process.execPath, [BRAIN_JS, 'serve', '--stdio', '--subject', 'homelab'], { env: { PATH: process.env.PATH ?? '', ...env(home) }, stdio: ['pipe', 'ignore', 'ignore'] });
     children.push(child);
     await expect.poll(() => existsSync(lock) && readFileSync(lock, 'utf8').trim(), { timeout: 60_000 }).toBe(String(child.pid));
-    const r = runBrain(['stats'], env(home));
+    const shared = runBrain(['stats'], env(home));
+    expect(shared.code, shared.stderr).toBe(0);
+    expect(shared.stdout).toMatch(/Cards\s+1/);
+    const r = runBrain(['init'], env(home));
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`in use by process ${child.pid} (lock file ${lock})`);
+    expect(r.stderr).toContain(`in use by process ${child.pid} (lock file ${lock}), \`brain serve --stdio --subject homelab\``);
     expect(r.stderr).toContain('brain down');
     child.stdin!.end();
     await new Promise((resolve) => child.once('exit', resolve));
     expect(existsSync(lock)).toBe(false);
+    expect(existsSync(join(home, 'running.json'))).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 import { parse, printJson } from '../output.js';
-import { SUBJECT_OPTIONS, SUBJECT_USAGE } from '../subject.js';
-import { toolsJson, withToolRunner } from '../tool-runner.js';
+import { SUBJECT_OPTIONS, SUBJECT_USAGE } from '../subject-options.js';
+import { withToolCalls } from '../tool-calls.js';
 import { CliError } from '../output.js';
 import type { Command } from './index.js';
 
@@ -21,8 +21,8 @@ export const call: Command = {
         throw new CliError(`the arguments are not valid JSON\nusage: ${usage}`);
       }
     }
-    return withToolRunner(values, async (runner) => {
-      const r = await runner.call(name, input);
+    return withToolCalls(values, async (tools) => {
+      const r = await tools.call(name, input);
       if (values.json) printJson(r);
       else process.stdout.write(`${r.text}\n`);
       return r.ok ? 0 : 1;
@@ -35,6 +35,8 @@ export const tools: Command = {
   summary: 'Print the tool definitions as JSON (name, description, input_schema), for tool discovery.',
   async run(args) {
     const { values } = parse(args, SUBJECT_OPTIONS, usage);
+    // The definitions as this version's tool files give them (a running brain may be older).
+    const { toolsJson, withToolRunner } = await import('../tool-runner.js');
     return withToolRunner(values, async (runner) => {
       printJson(toolsJson(runner.deps));
       return 0;

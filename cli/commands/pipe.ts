@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
 import { parse } from '../output.js';
-import { SUBJECT_OPTIONS, SUBJECT_USAGE } from '../subject.js';
-import { withToolRunner } from '../tool-runner.js';
+import { SUBJECT_OPTIONS, SUBJECT_USAGE } from '../subject-options.js';
+import { withToolCalls } from '../tool-calls.js';
 import type { Command } from './index.js';
 
 const usage = `brain pipe ${SUBJECT_USAGE} < requests.jsonl`;
@@ -11,7 +11,7 @@ export const pipe: Command = {
   summary: 'JSONL mode: each input line {"tool": NAME, "args": {...}} (or {"id": ..} too) gets one output line {"id", "ok", "text"} or {"id", "ok": false, "error"}.',
   async run(args) {
     const { values } = parse(args, SUBJECT_OPTIONS, usage);
-    return withToolRunner(values, async (runner) => {
+    return withToolCalls(values, async (runner) => {
       let failed = 0;
       const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
       let line = 0;

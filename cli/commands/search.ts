@@ -1,8 +1,7 @@
-import { search as runSearch } from '../../services/search/index.js';
 import { parse, printJson } from '../output.js';
 import { CliError } from '../output.js';
-import { SUBJECT_OPTIONS, SUBJECT_USAGE } from '../subject.js';
-import { withToolRunner } from '../tool-runner.js';
+import { SUBJECT_OPTIONS, SUBJECT_USAGE } from '../subject-options.js';
+import { withToolCalls } from '../tool-calls.js';
 import type { Command } from './index.js';
 
 function searchCommand(defaultMode: 'keyword' | 'hybrid', name: string, summary: string): Command {
@@ -20,20 +19,24 @@ function searchCommand(defaultMode: 'keyword' | 'hybrid', name: string, summary:
       if (!query) throw new CliError(`a query is needed\nusage: ${usage}`);
       const mode = (values.mode ?? defaultMode) as 'keyword' | 'semantic' | 'hybrid';
       if (!['keyword', 'semantic', 'hybrid'].includes(mode)) throw new CliError('--mode is keyword, semantic or hybrid');
-      return withToolRunner(values, async (runner, ctx) => {
-        const input = {
-          query,
-          mode,
-          kinds: values.kind ?? [],
-          tags: values.tag ?? [],
-          ...(values.limit ? { limit: Number(values.limit) } : {}),
-          ...(values.budget ? { budgetTokens: Number(values.budget) } : {}),
-        };
-        if (values.json) {
+      const input = {
+        query,
+        mode,
+        kinds: values.kind ?? [],
+        tags: values.tag ?? [],
+        ...(values.limit ? { limit: Number(values.limit) } : {}),
+        ...(values.budget ? { budgetTokens: Number(values.budget) } : {}),
+      };
+      if (values.json) {
+        // The structured result is the search service's, in this process (over the running brain's database link when one runs).
+        const [{ withToolRunner }, { search: runSearch }] = await Promise.all([import('../tool-runner.js'), import('../../services/search/index.js')]);
+        return withToolRunner(values, async (runner, ctx) => {
           printJson(await runSearch(ctx, input, runner.deps.services.search ?? {}));
           return 0;
-        }
-        const r = await runner.call('search', input);
+        });
+      }
+      return withToolCalls(values, async (tools) => {
+        const r = await tools.call('search', input);
         process.stdout.write(`${r.text}\n`);
         return r.ok ? 0 : 1;
       });

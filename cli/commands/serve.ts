@@ -1,13 +1,10 @@
-import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { readFileSync } from 'node:fs';
 import { pino } from 'pino';
 import { loadRuntimeConfig } from '../../config/runtime.js';
-import { openSubject, requestNewBrain } from '../../db/open.js';
-import { createContext } from '../../services/knowledge/index.js';
-import { createBrainServer } from '../../services/mcp/server.js';
-import { createLogger } from '../../services/runtime/logger.js';
-import { chooseEmbedder, subjectServices } from '../../services/runtime/embedding.js';
-import { closeOnSignals, maintainWhileServing, serveOne } from '../../services/runtime/serve.js';
+import { findRunning } from '../../db/running-file.js';
+import { StartPhases } from '../../services/runtime/start-phases.js';
 import { CliError, parse } from '../output.js';
+import { bridgeStdio } from '../stdio-bridge.js';
 import type { Command } from './index.js';
 
 const usage = 'brain serve --subject NAME [--port N] [--stdio] [--init]';
@@ -16,48 +13,37 @@ export const serve: Command = {
   usage,
   summary: 'Serve one subject over MCP: Streamable HTTP on its port (default), or stdio for clients that spawn it.',
   async run(args) {
+    const phases = new StartPhases();
     const { values } = parse(args, { subject: { type: 'string' }, port: { type: 'string' }, stdio: { type: 'boolean' }, init: { type: 'boolean' } }, usage);
     // --init: the embedded brain may start new and empty even when secrets exist beside a missing data directory.
-    if (values.init) requestNewBrain();
+    if (values.init) (await import('../../db/open.js')).requestNewBrain();
     const name = values.subject ?? process.env.BRAIN_SUBJECT;
     if (!name) throw new CliError(`--subject is required\nusage: ${usage}`);
     const rt = loadRuntimeConfig();
     if (values.stdio) {
       // stdout carries the protocol: logs go to stderr.
       const logger = pino({ name: 'claude-brain', level: process.env.BRAIN_LOG_LEVEL ?? 'warn' }, pino.destination(2));
-      const conn = await openSubject(rt, name, logger);
-      const stopMaintenance = conn.embedded ? maintainWhileServing(conn.embedded, logger) : async () => undefined;
-      const ctx = await createContext(conn.subject, conn.handle.db);
-      const { services, embedding } = subjectServices(ctx, await chooseEmbedder(rt), logger, rt.proposalTtlMinutes);
-      const server = createBrainServer({ ctx, services, logError: (error) => logger.error({ err: error }, 'tool failed') });
-      await server.connect(new StdioServerTransport());
-      await new Promise<void>((resolve) => {
-        process.stdin.once('end', resolve);
-        // The first signal starts the cleanup below; a second does not cut it short (the
-        // database is closed and its lock released); a third exits at once.
-        let signals = 0;
-        const onSignal = (signal: NodeJS.Signals) => {
-          signals++;
-          if (signals === 1) return resolve();
-          if (signals === 2) return logger.warn({ signal }, 'second signal: closing now; signal again to exit without cleanup');
-          process.exit(signal === 'SIGINT' ? 130 : 143);
-        };
-        process.on('SIGINT', onSignal);
-        process.on('SIGTERM', onSignal);
-      });
-      await server.close();
-      await embedding.stop();
-      await stopMaintenance();
-      await conn.close();
-      return 0;
+      // A running brain serves this subject over HTTP: pass stdio through to it (cli/stdio-bridge.ts),
+      // loading none of the server's modules.
+      const endpoint = rt.mode === 'embedded' && !values.init ? findRunning(rt.home)?.mcp[name] : undefined;
+      if (endpoint) {
+        logger.info({ url: endpoint.url }, 'serving stdio through the running brain');
+        const stop = () => process.stdin.destroy();
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+        await bridgeStdio(endpoint.url, endpoint.tokenFile ? readFileSync(endpoint.tokenFile, 'utf8').trim() : undefined, logger);
+        return 0;
+      }
+      return (await import('../serve-stdio.js')).serveStdio(rt, name, logger);
     }
     const port = values.port === undefined ? undefined : Number(values.port);
     if (port !== undefined && !Number.isInteger(port)) throw new CliError('--port must be a whole number');
+    const [{ createLogger }, { closeOnSignals, serveOne }] = await Promise.all([import('../../services/runtime/logger.js'), import('../../services/runtime/serve.js')]);
     const logger = createLogger('claude-brain');
-    const brain = await serveOne(rt, name, logger, port);
+    const brain = await serveOne(rt, name, logger, port, phases);
     const s = brain.servers[0]!;
     logger.info({ subject: s.subject.name, url: s.url }, 'serving');
-    process.stderr.write(`claude-brain: serving "${s.subject.name}" at ${s.url}\n`);
+    process.stderr.write(`claude-brain: serving "${s.subject.name}" at ${s.url} (started in ${phases.summary()})\n`);
     closeOnSignals(brain, logger);
     await new Promise(() => undefined);
     return 0;

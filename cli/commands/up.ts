@@ -1,7 +1,8 @@
 import { loadRuntimeConfig } from '../../config/runtime.js';
 import { requestNewBrain } from '../../db/open.js';
 import { createLogger } from '../../services/runtime/logger.js';
-import { closeOnSignals, serveAll } from '../../services/runtime/serve.js';
+import { closeOnSignals, serveAll, type RunningBrain } from '../../services/runtime/serve.js';
+import { StartPhases } from '../../services/runtime/start-phases.js';
 import { parse, table } from '../output.js';
 import type { Command } from './index.js';
 
@@ -11,16 +12,20 @@ export const up: Command = {
   usage,
   summary: 'Start every subject\'s MCP server in this process (the embedded brain when BRAIN_DATABASE_URL is unset).',
   async run(args) {
+    // Counted from the process's start: Node and the modules are the first step.
+    const phases = new StartPhases();
     const { values } = parse(args, { init: { type: 'boolean' } }, usage);
     // --init: start a new, empty brain even when secrets exist beside a missing data directory.
     if (values.init) requestNewBrain();
     const rt = loadRuntimeConfig();
     const logger = createLogger('claude-brain', process.env.BRAIN_LOG_LEVEL ?? 'warn');
-    const brain = await serveAll(rt, logger);
+    const brain = await serveAll(rt, logger, phases);
     const where = rt.mode === 'embedded' ? `embedded brain (PGlite) in ${rt.dataDir}` : 'database server';
     process.stdout.write(
       `claude-brain is up: ${where}.\n\n` +
         `${table([['SUBJECT', 'URL'], ...brain.servers.map((s) => [s.subject.name, s.url])])}\n\n` +
+        `${searchLine(brain)}\n` +
+        `Started in ${phases.summary()}.\n\n` +
         'Connect Claude Code (one line per subject):\n' +
         brain.servers.map((s) => `  claude mcp add --transport http brain-${s.subject.name} ${s.url}`).join('\n') +
         '\n\nSee docs/clients.md for Claude Desktop. Stop with Ctrl-C.\n',
@@ -30,3 +35,10 @@ export const up: Command = {
     return 0;
   },
 };
+
+/** Which embedder serves search, and its state when the banner prints (the model loads after it). */
+export function searchLine(brain: RunningBrain): string {
+  if (!brain.embedder.embedder) return `Search: keyword only; ${brain.embedder.reason}.`;
+  const state = brain.warmUp.state === 'warming' ? 'its model is loading in the background' : brain.warmUp.state === 'ready' ? 'ready' : 'not loaded (keyword hits until it is)';
+  return `Search: hybrid (keyword + meaning) with the ${brain.embedder.reason}; ${state}.`;
+}

@@ -42,7 +42,15 @@ export function startSubjectEmbedding(ctx: BrainContext, choice: EmbedderChoice,
   if (!worker) {
     return { deps: { embedder: choice.embedder }, report: () => ({ state: 'ok', pending: 0, model: choice.embedder!.model, detail: choice.reason }), stop: async () => undefined };
   }
-  const running: EmbedWorker = startEmbedWorker({ ctx, embedder: choice.embedder, batchSize: 16, pollMs: 2_000, logger: logger.child({ subject: ctx.subject.name, part: 'embedder' }) });
+  const running: EmbedWorker = startEmbedWorker({
+    ctx,
+    embedder: choice.embedder,
+    batchSize: 16,
+    pollMs: 2_000,
+    // A server's start (listening, the banner) goes first; see services/runtime/serve.ts.
+    firstDelayMs: 1_000,
+    logger: logger.child({ subject: ctx.subject.name, part: 'embedder' }),
+  });
   return {
     deps: {
       embedder: choice.embedder,

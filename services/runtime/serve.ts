@@ -7,10 +7,14 @@ import type { RuntimeConfig } from '../../config/runtime.js';
 import { findSubject, loadSubjects, type Subject } from '../../config/subjects.js';
 import type { EmbeddedDatabase } from '../../db/embedded.js';
 import { startEmbeddedMaintenance } from '../../db/embedded-maintenance.js';
+import { startLinkServer } from '../../db/link-server.js';
 import { openAdmin, openSubject, runBootstrap } from '../../db/open.js';
+import { publishRunning } from '../../db/running-file.js';
 import { openEmbeddedSubjectDb, type SubjectDb } from '../../db/subject-db.js';
 import { chooseEmbedder, type EmbedderChoice } from './embedding.js';
+import { StartPhases } from './start-phases.js';
 import { startSubjectServer, type RunningSubjectServer } from './subject-server.js';
+import { warmUp, type WarmUpState } from './warm-up.js';
 
 /** An optional bearer token: BRAIN_TOKEN_FILE, else SECRETS/<role>.token when present. */
 export function bearerTokenFor(rt: RuntimeConfig, subject: Subject, env = process.env): string | undefined {
@@ -22,6 +26,12 @@ export function bearerTokenFor(rt: RuntimeConfig, subject: Subject, env = proces
 
 export interface RunningBrain {
   readonly servers: readonly RunningSubjectServer[];
+  /** The embedder search uses, and why. */
+  readonly embedder: EmbedderChoice;
+  /** The model load and first searches after listening (warm-up.ts). */
+  readonly warmUp: WarmUpState;
+  /** Each step of the start, timed (start-phases.ts). */
+  readonly phases: StartPhases;
   close(): Promise<void>;
 }
 
@@ -42,75 +52,171 @@ async function start(rt: RuntimeConfig, subject: Subject, handle: SubjectDb, log
 
 /**
  * PGlite has no autovacuum: without this its tables would never be analysed
- * (db/embedded-maintenance.ts). Starts at once with a pass over every table; returns its stop.
+ * (db/embedded-maintenance.ts). Starts at once with a pass over every table (call it once the
+ * servers listen: each table's step holds the connection, the pass does not); returns its stop.
  */
-export function maintainWhileServing(embedded: EmbeddedDatabase, logger: Logger): () => Promise<void> {
+export function maintainWhileServing(embedded: EmbeddedDatabase, logger: Logger, firstPassDelayMs = 0): () => Promise<void> {
   const maintenance = startEmbeddedMaintenance(embedded, {
     onSteps: (steps) => logger.info({ steps }, 'embedded maintenance'),
     onError: (err) => logger.warn({ err }, 'embedded maintenance failed; it will be tried again'),
   });
-  void maintenance.runNow().catch(() => undefined);
-  return () => maintenance.stop();
+  const first = setTimeout(() => void maintenance.runNow().catch(() => undefined), firstPassDelayMs);
+  first.unref();
+  return () => {
+    clearTimeout(first);
+    return maintenance.stop();
+  };
+}
+
+/**
+ * The work a server starts once it listens (PGlite's maintenance pass, the warm-up) begins
+ * this much later: every embedded query runs on the main thread, and the banner goes first.
+ */
+const AFTER_LISTENING_DELAY_MS = 300;
+
+/**
+ * Once this process holds the embedded brain and its servers listen: tell other processes
+ * where to reach it (db/running-file.ts), with the database link (db/link-server.ts) through
+ * which their subject commands run. Returns the undo, which withdraws the file first.
+ */
+export async function shareEmbedded(
+  rt: RuntimeConfig,
+  embedded: EmbeddedDatabase,
+  subjects: readonly Subject[],
+  command: string,
+  servers: readonly RunningSubjectServer[],
+  logger: Logger,
+): Promise<() => Promise<void>> {
+  const link = await startLinkServer(embedded, subjects, logger);
+  const tokenFiles = new Map(servers.map((s) => [s.subject.name, bearerTokenFor(rt, s.subject) === undefined ? undefined : (process.env.BRAIN_TOKEN_FILE ?? join(rt.secretsDir, `${s.subject.role}.token`))]));
+  const unpublish = publishRunning(rt.home, {
+    command,
+    mcp: Object.fromEntries(servers.map((s) => [s.subject.name, { url: s.url, ...(tokenFiles.get(s.subject.name) ? { tokenFile: tokenFiles.get(s.subject.name)! } : {}) }])),
+    link: { host: link.host, port: link.port, token: link.token },
+  });
+  return async () => {
+    unpublish();
+    await link.close();
+  };
+}
+
+interface AfterListening {
+  warm: WarmUpState;
+  /** Withdraws running.json and closes the database link: before the servers stop. */
+  withdraw: () => Promise<void>;
+  stopMaintenance: () => Promise<void>;
+}
+
+/**
+ * The steps after the servers listen, so the banner waits for none of them: PGlite's
+ * maintenance pass (db/embedded-maintenance.ts), sharing the embedded brain with the CLI,
+ * and the warm-up (warm-up.ts).
+ */
+async function afterListening(
+  rt: RuntimeConfig,
+  embedded: EmbeddedDatabase | undefined,
+  subjects: readonly Subject[],
+  command: string,
+  servers: readonly RunningSubjectServer[],
+  embedder: EmbedderChoice,
+  logger: Logger,
+  phases: StartPhases,
+): Promise<AfterListening> {
+  let stopMaintenance = async () => undefined as void;
+  let withdraw = async () => undefined as void;
+  if (embedded) {
+    stopMaintenance = maintainWhileServing(embedded, logger, AFTER_LISTENING_DELAY_MS);
+    try {
+      withdraw = await shareEmbedded(rt, embedded, subjects, command, servers, logger);
+    } catch (error) {
+      await stopMaintenance();
+      throw error;
+    }
+    phases.mark('shared with the CLI (running.json, database link)');
+  }
+  return { warm: warmUp(servers, embedder, logger, AFTER_LISTENING_DELAY_MS).status, withdraw, stopMaintenance };
 }
 
 /** One subject, with only that subject's credentials. */
-export async function serveOne(rt: RuntimeConfig, name: string, logger: Logger, port?: number): Promise<RunningBrain> {
+export async function serveOne(rt: RuntimeConfig, name: string, logger: Logger, port?: number, phases = new StartPhases()): Promise<RunningBrain> {
+  phases.mark('modules loaded');
+  // The embedder's health check (Ollama's) runs while the database opens.
+  const choosing = chooseEmbedder(rt);
+  choosing.catch(() => undefined);
   const conn = await openSubject(rt, name, logger);
-  const stopMaintenance = conn.embedded ? maintainWhileServing(conn.embedded, logger) : async () => undefined;
-  try {
-    const embedder = await chooseEmbedder(rt);
-    logger.info({ embedder: embedder.reason }, 'embedder');
-    const server = await start(rt, conn.subject, conn.handle, logger, embedder, port);
-    return {
-      servers: [server],
-      async close() {
-        await server.close();
-        await stopMaintenance();
-        await conn.close();
-      },
-    };
-  } catch (error) {
-    await stopMaintenance();
+  phases.mark(conn.linkedTo ? `linked to ${conn.linkedTo}` : 'database opened');
+  let server: RunningSubjectServer | undefined;
+  let after: AfterListening | undefined;
+  const close = async () => {
+    await after?.withdraw().catch(() => undefined);
+    await server?.close();
+    await after?.stopMaintenance();
     await conn.close();
+  };
+  try {
+    const embedder = await choosing;
+    logger.info({ embedder: embedder.reason }, 'embedder');
+    server = await start(rt, conn.subject, conn.handle, logger, embedder, port);
+    phases.mark('server listening');
+    after = await afterListening(rt, conn.embedded, loadSubjects(rt.subjectsFile).subjects, `brain serve --subject ${conn.subject.name}`, [server], embedder, logger, phases);
+    logger.info({ phases: phases.list, ms: phases.total }, 'started');
+    return { servers: [server], embedder, warmUp: after.warm, phases, close };
+  } catch (error) {
+    await close();
     throw error;
   }
 }
 
 /** Every subject. Embedded: one PGlite shared by all, each server on its own role. */
-export async function serveAll(rt: RuntimeConfig, logger: Logger): Promise<RunningBrain> {
+export async function serveAll(rt: RuntimeConfig, logger: Logger, phases = new StartPhases()): Promise<RunningBrain> {
+  phases.mark('modules loaded');
   const cfg = loadSubjects(rt.subjectsFile);
   const servers: RunningSubjectServer[] = [];
   const closers: (() => Promise<void>)[] = [];
+  let after: AfterListening | undefined;
   const closeAll = async () => {
-    // In parallel: each server's shutdown drain runs at the same time, not one after the other.
+    // Other processes stop sending work here first; then every server's shutdown drain, in
+    // parallel, not one after the other; then the rest, last opened first.
+    await after?.withdraw().catch(() => undefined);
     await Promise.allSettled(servers.splice(0).map((s) => s.close()));
+    await after?.stopMaintenance();
     for (const c of closers.splice(0).reverse()) await c().catch(() => undefined);
   };
+  // The embedder's health check (Ollama's) runs while the database opens.
+  const choosing = chooseEmbedder(rt);
+  choosing.catch(() => undefined);
+  let embedder: EmbedderChoice;
   try {
-    const embedder = await chooseEmbedder(rt);
-    logger.info({ embedder: embedder.reason }, 'embedder');
+    let embedded: EmbeddedDatabase | undefined;
     if (rt.mode === 'embedded') {
-      const admin = await openAdmin(rt);
+      const admin = await openAdmin(rt, { mark: phases.mark });
       closers.push(() => admin.close());
-      await runBootstrap(rt, admin, cfg);
-      closers.push(maintainWhileServing(admin.embedded!, logger));
+      await runBootstrap(rt, admin, cfg, { skipIfCurrent: true, mark: phases.mark });
+      embedded = admin.embedded!;
+      embedder = await choosing;
+      logger.info({ embedder: embedder.reason }, 'embedder');
       for (const subject of cfg.subjects) {
-        const handle = openEmbeddedSubjectDb(admin.embedded!, subject);
+        const handle = openEmbeddedSubjectDb(embedded, subject);
         closers.push(() => handle.close());
         servers.push(await start(rt, subject, handle, logger, embedder));
       }
     } else {
+      embedder = await choosing;
+      logger.info({ embedder: embedder.reason }, 'embedder');
       for (const subject of cfg.subjects) {
         const conn = await openSubject(rt, findSubject(cfg, subject.name).name, logger);
         closers.push(() => conn.close());
         servers.push(await start(rt, subject, conn.handle, logger, embedder));
       }
     }
+    phases.mark('servers listening');
+    after = await afterListening(rt, embedded, cfg.subjects, 'brain up', servers, embedder, logger, phases);
   } catch (error) {
     await closeAll();
     throw error;
   }
-  return { servers, close: closeAll };
+  logger.info({ phases: phases.list, ms: phases.total }, 'started');
+  return { servers, embedder, warmUp: after.warm, phases, close: closeAll };
 }
 
 /**

@@ -36,6 +36,11 @@ export interface EmbedWorkerOptions {
   pollMs: number;
   /** Upper bound of the retry delay; default 60 s or pollMs, whichever is larger. */
   maxBackoffMs?: number;
+  /**
+   * Wait before the first check (default none). A starting server passes a second or so: every
+   * query runs on the main thread in the embedded brain, so its listening and banner go first.
+   */
+  firstDelayMs?: number;
   logger?: WorkerLogger;
 }
 
@@ -132,6 +137,7 @@ export function startEmbedWorker(opts: EmbedWorkerOptions): EmbedWorker {
   };
 
   const loop = (async () => {
+    if (opts.firstDelayMs && opts.firstDelayMs > 0) await sleep(opts.firstDelayMs);
     while (!stopped) {
       const delay = await tick().catch((error: unknown) => {
         // Only the availability check can get here (the database itself is failing).

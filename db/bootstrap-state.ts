@@ -1,0 +1,104 @@
+// Starting the embedded brain without re-running the bootstrap when it would change nothing.
+// The bootstrap (db/bootstrap.ts) is idempotent but not cheap: it checks every role, schema
+// and migration and re-applies every grant, 2-4 s of a 2-core machine's start. So the
+// embedded brain records, after each bootstrap, two digests beside its data:
+//  - of what the bootstrap was asked to do: the migration files, the grant templates, the
+//    subjects, kinds and deny-list, and the bootstrap's own code;
+//  - of what it decided in the database: roles and their attributes, memberships and
+//    settings, schemas, every ACL (schemas, tables, columns, functions, default privileges,
+//    the database), extensions, applied migrations, kinds, subjects, settings and the
+//    deny-list's rows, and the server version and extensions available.
+// A start whose inputs and catalog both still match skips the bootstrap: the database is
+// exactly as a bootstrap would leave it, so no grant is stale and no migration missing. Any
+// difference (a new migration, an edited subjects.yaml, a grant added by hand) runs the whole
+// bootstrap, which puts it right. `brain init` always runs it.
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { writeFileAtomically } from './data-dir.js';
+import { loadMigrations } from './migrate.js';
+import type { SqlSession } from './sql.js';
+import type { BootstrapOptions } from './bootstrap.js';
+
+/** In the data directory, beside the marker; Postgres ignores files it does not know there. */
+export const BOOTSTRAP_STATE_FILE = 'claude-brain-bootstrap.json';
+
+export interface BootstrapState {
+  /** sha256 of the bootstrap's inputs and code. */
+  inputs: string;
+  /** sha256 of the catalog state it decides. */
+  catalog: string;
+}
+
+/** The modules whose code decides what the bootstrap does (compiled .js in dist/, .ts in tests). */
+const CODE = ['bootstrap', 'migrate', 'sync-deny-list', 'bootstrap-state'].map((m) =>
+  fileURLToPath(new URL(`./${m}${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url)),
+);
+
+export function bootstrapInputs(opts: BootstrapOptions & { migrationsDir: string; grantsDir: string }): string {
+  const h = createHash('sha256');
+  const add = (label: string, value: string) => h.update(`${label}\0${value}\0`);
+  for (const track of ['global', 'subject'] as const) {
+    for (const m of loadMigrations(opts.migrationsDir, track)) add(`migration ${m.file}`, m.checksum);
+  }
+  for (const f of readdirSync(opts.grantsDir).filter((f) => f.endsWith('.sql')).sort()) add(`grants ${f}`, readFileSync(join(opts.grantsDir, f), 'utf8'));
+  for (const file of CODE) add(`code ${file}`, existsSync(file) ? readFileSync(file, 'utf8') : 'missing');
+  add('subjects', JSON.stringify(opts.subjects));
+  add('kinds', JSON.stringify(opts.kinds));
+  add('deny-list', JSON.stringify(opts.denyList));
+  add('login roles', String(opts.secrets !== null));
+  return h.digest('hex');
+}
+
+/** One query over what the bootstrap decides; a digest of its rows. Embedded brain, as the superuser. */
+export async function catalogDigest(session: SqlSession, rolePrefix: string): Promise<string> {
+  const [row] = await session.query<{ state: string }>(
+    `WITH ours AS (
+       SELECT oid, nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg\\_%' AND nspname <> 'information_schema'
+     ), roles AS (
+       SELECT oid, rolname FROM pg_roles WHERE starts_with(rolname, $1)
+     )
+     SELECT concat_ws(E'\\n',
+       version(),
+       (SELECT string_agg(name || '@' || coalesce(default_version, ''), ',' ORDER BY name) FROM pg_available_extensions),
+       (SELECT string_agg(concat_ws(':', r.rolname, a.rolsuper, a.rolinherit, a.rolcreaterole, a.rolcreatedb, a.rolcanlogin, a.rolreplication, a.rolbypassrls, a.rolpassword), ',' ORDER BY r.rolname)
+          FROM roles r JOIN pg_authid a ON a.oid = r.oid),
+       (SELECT string_agg(m.roleid::regrole::text || '>' || m.member::regrole::text, ',' ORDER BY 1) FROM pg_auth_members m
+         WHERE m.member IN (SELECT oid FROM roles) OR m.roleid IN (SELECT oid FROM roles)),
+       (SELECT string_agg(s.setrole::regrole::text || '=' || s.setdatabase || ':' || array_to_string(s.setconfig, ';'), ',' ORDER BY 1)
+          FROM pg_db_role_setting s WHERE s.setrole IN (SELECT oid FROM roles)),
+       (SELECT string_agg(concat_ws(':', n.nspname, n.nspowner::regrole::text, n.nspacl::text), ',' ORDER BY n.nspname) FROM pg_namespace n JOIN ours o ON o.oid = n.oid),
+       (SELECT string_agg(concat_ws(':', o.nspname, c.relname, c.relkind, c.relowner::regrole::text, c.relacl::text, c.relrowsecurity), ',' ORDER BY o.nspname, c.relname)
+          FROM pg_class c JOIN ours o ON o.oid = c.relnamespace),
+       (SELECT string_agg(concat_ws(':', c.oid::regclass::text, a.attname, a.attacl::text), ',' ORDER BY 1)
+          FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN ours o ON o.oid = c.relnamespace WHERE a.attacl IS NOT NULL),
+       (SELECT string_agg(concat_ws(':', p.oid::regprocedure::text, p.proowner::regrole::text, p.proacl::text, p.prosecdef, array_to_string(p.proconfig, ';')), ',' ORDER BY 1)
+          FROM pg_proc p JOIN ours o ON o.oid = p.pronamespace),
+       (SELECT string_agg(concat_ws(':', d.defaclrole::regrole::text, d.defaclnamespace, d.defaclobjtype, d.defaclacl::text), ',' ORDER BY 1) FROM pg_default_acl d),
+       (SELECT datacl::text FROM pg_database WHERE datname = current_database()),
+       (SELECT string_agg(extname || '@' || extnamespace::regnamespace::text || '@' || extversion, ',' ORDER BY extname) FROM pg_extension),
+       (SELECT string_agg(concat_ws(':', scope, version, checksum), ',' ORDER BY scope, version) FROM brain.schema_migrations),
+       (SELECT string_agg(concat_ws(':', name, class, description), ',' ORDER BY name) FROM brain.kinds),
+       (SELECT string_agg(concat_ws(':', name, role, is_personal), ',' ORDER BY name) FROM brain.subjects),
+       (SELECT string_agg(concat_ws(':', key, value), ',' ORDER BY key) FROM brain.settings),
+       (SELECT string_agg(concat_ws(':', id, category, label, pattern, check_fn), E'\\x1f' ORDER BY id) FROM brain_private.deny_rules),
+       (SELECT string_agg(pattern, ',') FROM brain_private.deny_allow)
+     ) AS state`,
+    [rolePrefix],
+  );
+  return createHash('sha256').update(row?.state ?? '').digest('hex');
+}
+
+export function readBootstrapState(dataDir: string): BootstrapState | undefined {
+  try {
+    const s = JSON.parse(readFileSync(join(dataDir, BOOTSTRAP_STATE_FILE), 'utf8')) as Partial<BootstrapState>;
+    return typeof s.inputs === 'string' && typeof s.catalog === 'string' ? { inputs: s.inputs, catalog: s.catalog } : undefined;
+  } catch {
+    return undefined; // absent or unreadable: the bootstrap runs
+  }
+}
+
+export function writeBootstrapState(dataDir: string, state: BootstrapState): void {
+  writeFileAtomically(join(dataDir, BOOTSTRAP_STATE_FILE), `${JSON.stringify({ ...state, at: new Date().toISOString() })}\n`);
+}

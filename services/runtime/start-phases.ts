@@ -1,0 +1,34 @@
+// How long each step of a start took, counted from the process's own start (Node's
+// performance.now() is 0 when the process began), so the first step includes Node itself and
+// loading the modules. `brain up` logs the list at info level and prints its total and the
+// slowest steps under the banner; bench/cli/latency.ts reads the time to the banner.
+
+export interface StartPhase {
+  readonly phase: string;
+  /** How long this step took. */
+  readonly ms: number;
+  /** Since the process started, at the step's end. */
+  readonly at: number;
+}
+
+export class StartPhases {
+  private last = 0;
+  readonly list: StartPhase[] = [];
+
+  /** Ends the current step, naming it. */
+  readonly mark = (phase: string): void => {
+    const now = performance.now();
+    this.list.push({ phase, ms: Math.round(now - this.last), at: Math.round(now) });
+    this.last = now;
+  };
+
+  get total(): number {
+    return Math.round(this.last);
+  }
+
+  /** "2.1 s: modules 480 ms, PGlite opened 1,240 ms, ..." */
+  summary(): string {
+    const ms = (n: number) => `${n.toLocaleString('en')} ms`;
+    return `${(this.total / 1000).toFixed(1)} s: ${this.list.map((p) => `${p.phase} ${ms(p.ms)}`).join(', ')}`;
+  }
+}
