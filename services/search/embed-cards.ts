@@ -21,6 +21,9 @@ export const CHUNK_OPTIONS = { maxChars: 1200, overlapChars: 150 } as const;
  */
 export const BATCH_CHUNK_BUDGET = 64;
 
+/** Chunk rows per INSERT when a card's chunks are written (see replaceChunks). */
+export const CHUNK_ROWS_PER_STATEMENT = 8;
+
 export interface BatchResult {
   /** Cards whose chunks were (re)embedded. */
   embedded: number;
@@ -145,12 +148,18 @@ async function replaceChunks(trx: Trx, subject: string, p: Prepared, m: EmbedMod
   const col = p.card.entity === 'topic' ? 'topic_id' : 'episode_id';
   await trx.withSchema(subject).deleteFrom('chunks').where(col, '=', p.card.id).execute();
   await trx.withSchema(subject).deleteFrom('embedding_state').where(col, '=', p.card.id).where('model', '<>', m.model).execute();
-  if (p.chunks.length > 0) {
+  // In slices, with a turn of the event loop between: one statement is one uninterrupted run
+  // of PGlite's WebAssembly on the main thread, and each row is an HNSW insert (a capped 10 MB
+  // card has about 190 chunks, seconds of index work under load). Between slices the process
+  // still answers /healthz and HTTP; the transaction keeps the card's chunks all-or-nothing.
+  for (let from = 0; from < p.chunks.length; from += CHUNK_ROWS_PER_STATEMENT) {
+    if (from > 0) await new Promise((resolve) => setImmediate(resolve));
+    const slice = p.chunks.slice(from, from + CHUNK_ROWS_PER_STATEMENT);
     await trx
       .withSchema(subject)
       .insertInto('chunks')
       .values(
-        p.chunks.map((c, i) => ({
+        slice.map((c, j) => ({
           topic_id: p.card.entity === 'topic' ? p.card.id : null,
           episode_id: p.card.entity === 'episode' ? p.card.id : null,
           chunk_index: c.index,
@@ -159,7 +168,7 @@ async function replaceChunks(trx: Trx, subject: string, p: Prepared, m: EmbedMod
           model: m.model,
           dims: m.dims,
           content_hash: p.hash,
-          embedding: vectorLiteral(p.vectors![i]!),
+          embedding: vectorLiteral(p.vectors![from + j]!),
         })),
       )
       .execute();

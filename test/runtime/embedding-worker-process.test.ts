@@ -86,11 +86,10 @@ describe('[pglite] brain up answers while the embedding worker has work', () => 
     expect(pendingSeen.at(-1), `pending at each check: ${pendingSeen.join(", ")}`).toBeGreaterThan(0);
     expect(written(), 'two batches written during the checks').toBe(true);
     expect(health.length).toBeGreaterThan(60);
-    // Under 1 s as a rule; on a machine loaded by other work an answer can wait behind one
-    // card's HNSW inserts (WebAssembly on this thread), so the bound on the slowest is looser.
+    // Every answer within a second: a card's vectors go into the HNSW index (WebAssembly on
+    // this thread) a few rows per statement, with a turn of the event loop between.
     const sorted = [...health].sort((a, b) => a - b);
-    expect(sorted[Math.floor(sorted.length * 0.95)]).toBeLessThan(1_000);
-    expect(sorted.at(-1)).toBeLessThan(3_000);
+    expect(sorted.at(-1), `slowest answers (ms): ${sorted.slice(-5).map((x) => x.toFixed(0)).join(', ')}`).toBeLessThan(1_000);
     expect(searches.length).toBeGreaterThan(3);
     for (const s of searches) expect(s).toContain('homelab:env/card-');
 
