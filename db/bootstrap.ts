@@ -224,9 +224,32 @@ async function syncSettings(session: SqlSession, cfg: SubjectsConfig): Promise<v
   );
 }
 
+/** What syncKinds changed in brain.kinds. */
+export interface KindsSyncReport {
+  added: string[];
+  /** Kinds whose description changed. */
+  changed: string[];
+  removed: string[];
+}
+
+/**
+ * `brain kinds sync`: syncKinds alone, under the bootstrap's lock, for a brain that exists
+ * (the rest of the bootstrap, roles and passwords included, is `brain init`'s business).
+ */
+export async function syncKindsNow(session: SqlSession, cfg: SubjectsConfig, kinds: readonly Kind[]): Promise<KindsSyncReport> {
+  await session.query(`SELECT pg_advisory_lock(${LOCK_KEY})`);
+  try {
+    return await syncKinds(session, cfg, kinds);
+  } finally {
+    await session.query(`SELECT pg_advisory_unlock(${LOCK_KEY})`);
+  }
+}
+
 /** Makes brain.kinds equal to kinds.yaml. Removing or reclassifying a kind in use is refused with the count. */
-export async function syncKinds(session: SqlSession, cfg: SubjectsConfig, kinds: readonly Kind[]): Promise<void> {
+export async function syncKinds(session: SqlSession, cfg: SubjectsConfig, kinds: readonly Kind[]): Promise<KindsSyncReport> {
+  const report: KindsSyncReport = { added: [], changed: [], removed: [] };
   await inTransaction(session, async () => {
+    report.added.length = report.changed.length = report.removed.length = 0;
     await session.exec(`SET LOCAL ROLE ${ident(cfg.ownerRole)}`);
     const current = await session.query<Kind>('SELECT name, class, description FROM brain.kinds');
     const byName = new Map(current.map((k) => [k.name, k]));
@@ -242,10 +265,12 @@ export async function syncKinds(session: SqlSession, cfg: SubjectsConfig, kinds:
       }
       await session.query('DELETE FROM brain.kinds WHERE name = $1', [stale.name]);
       byName.delete(stale.name);
+      if (!kinds.some((k) => k.name === stale.name)) report.removed.push(stale.name);
     }
     for (const kind of kinds) {
       const have = byName.get(kind.name);
       if (have && have.class === kind.class && have.description === kind.description) continue;
+      (have ? report.changed : report.added).push(kind.name);
       await session.query(
         `INSERT INTO brain.kinds (name, class, description) VALUES ($1, $2, $3)
          ON CONFLICT (name) DO UPDATE SET description = EXCLUDED.description`,
@@ -253,6 +278,7 @@ export async function syncKinds(session: SqlSession, cfg: SubjectsConfig, kinds:
       );
     }
   });
+  return report;
 }
 
 async function countKindUses(session: SqlSession, cfg: SubjectsConfig, kind: Kind): Promise<{ total: number; detail: string }> {

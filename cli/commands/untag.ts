@@ -13,8 +13,10 @@ export const untag: Command = {
     const [slug, ...names] = positionals;
     if (!slug || names.length === 0) throw new CliError(`SLUG and at least one TAG are needed\nusage: ${usage}`);
     return withSubject(values, async (ctx) => {
-      const now = await tagTopic(ctx, { slug, tags: names, remove: true, reason: values.reason });
-      if (values.json) printJson({ slug, tags: now });
+      const { tags: now, renamed } = await tagTopic(ctx, { slug, tags: names, remove: true, reason: values.reason });
+      // Tags are stored normalised (lowercase, words joined by -): say so for each one that changed.
+      for (const r of renamed) process.stderr.write(`Untagged ${JSON.stringify(r.to)} (from ${JSON.stringify(r.from)})\n`);
+      if (values.json) printJson({ slug, tags: now, ...(renamed.length ? { renamed } : {}) });
       else process.stdout.write(`${slug}: ${now.join(', ') || '(no tags)'}\n`);
       return EXIT.ok;
     });

@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { z } from 'zod';
 import { PERSONAL } from '../../config/subjects.js';
 import { sqlState } from '../../db/sql.js';
-import { parseInput, write, type BrainContext, type Trx } from '../knowledge/index.js';
+import { normaliseTag, parseInput, write, type BrainContext, type Trx } from '../knowledge/index.js';
 import { LINT_DEFAULTS, withLintRun, type LintRun, type LintRunOptions } from './lint-batches.js';
 
 export type { LintRunOptions } from './lint-batches.js';
@@ -54,10 +54,6 @@ export interface LintEmbeddingHooks {
 /** Cosine similarity of first chunks at or above which two cards are near-duplicates by meaning. */
 export const EMBEDDING_SIMILARITY = 0.9;
 
-/** yc-alum, yc_alum, "yc alum" and YC-Alum are one tag. */
-export function normaliseTag(tag: string): string {
-  return tag.trim().toLowerCase().replace(/[\s_]+/g, '-').replace(/-+/g, '-');
-}
 
 /** Best first; ties by slug, so the same data always gives the same report. */
 export function byPairOrder(x: SimilarPair, y: SimilarPair): number {
@@ -168,11 +164,15 @@ async function lintWith(run: LintRun, input: z.output<typeof lintInput>, hooks: 
     'tags',
     async (trx) => (await sql<{ tag: string; n: number }>`SELECT tag, count(*)::int AS n FROM ${t('topic_tags')} GROUP BY tag ORDER BY tag COLLATE "C"`.execute(trx)).rows,
   );
+  // Every write path stores tags normalised (knowledge/tags.ts); variants are tags written
+  // before that, or by hand. They merge into the spelling a write would store now.
   const groups = new Map<string, { tag: string; n: number }[]>();
-  for (const tag of tags) groups.set(normaliseTag(tag.tag), [...(groups.get(normaliseTag(tag.tag)) ?? []), tag]);
-  for (const variants of groups.values()) {
+  for (const tag of tags) {
+    const key = normaliseTag(tag.tag);
+    if (key !== undefined) groups.set(key, [...(groups.get(key) ?? []), tag]);
+  }
+  for (const [keep, variants] of groups) {
     if (variants.length < 2) continue;
-    const keep = [...variants].sort((x, y) => y.n - x.n || x.tag.localeCompare(y.tag))[0]!.tag;
     report.duplicateTags.push({ variants: variants.map((v) => v.tag), keep });
   }
 

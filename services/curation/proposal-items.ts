@@ -2,30 +2,36 @@
 // aimed at this subject or (from a project, with a reason) at personal.
 import { z } from 'zod';
 import { kindName, occurredAt, reason, slug, subjectRef, tag } from '../knowledge/schemas.js';
+import type { TagRename } from '../knowledge/tags.js';
 
-export const topicItem = z.object({
+// An item carries every field remember (a topic) or record (an episode) takes, with the same
+// limits: what the model could write directly it can also propose, and nothing is dropped.
+// Strict: a field of the other type (tags on an episode) is refused by name, not ignored.
+export const topicItem = z.strictObject({
   type: z.literal('topic'),
   subject: subjectRef,
   kind: kindName,
   title: z.string().trim().min(1).max(300),
   summary: z.string().max(1000).optional(),
-  body: z.string().max(100_000).default(''),
+  body: z.string().max(200_000).default(''),
   slug: slug.optional(),
-  tags: z.array(tag).max(20).default([]),
+  tags: z.array(tag).max(50).default([]),
   mode: z.enum(['append', 'replace']).default('append'),
+  /** A new card even when a confident match exists (then a reason is needed), as remember's forceNew. */
+  forceNew: z.boolean().default(false),
   reason,
 });
 
-export const episodeItem = z.object({
+export const episodeItem = z.strictObject({
   type: z.literal('episode'),
   subject: subjectRef,
   kind: kindName,
   date: occurredAt,
   title: z.string().trim().min(1).max(300),
   summary: z.string().max(2000).optional(),
-  detail: z.string().max(50_000).optional(),
+  detail: z.string().max(100_000).optional(),
   source: z.string().max(300).optional(),
-  topics: z.array(slug).max(20).default([]),
+  topics: z.array(slug).max(50).default([]),
   reason,
 });
 
@@ -43,5 +49,7 @@ export interface PlannedItem {
   slug?: string;
   existingTitle?: string;
   problem?: string;
+  /** Tags that will be stored under another spelling (knowledge/tags.ts). */
+  renamedTags?: TagRename[];
   candidates?: { subject: string; slug: string; score: number }[];
 }

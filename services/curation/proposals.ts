@@ -7,10 +7,13 @@ import { sql } from 'kysely';
 import { z } from 'zod';
 import { PERSONAL } from '../../config/subjects.js';
 import {
+  addTags,
   assertKind,
   BrainError,
+  findTopic,
   insertEpisode,
   insertTopicIfAbsent,
+  normaliseTags,
   parseInput,
   sqlStateOf,
   targetSubject,
@@ -19,6 +22,7 @@ import {
   type BrainContext,
   type Trx,
 } from '../knowledge/index.js';
+import { firstFreeSlug, slugFor } from '../search/slugify.js';
 import { exactMatchPlanner, type TopicPlanner } from './planner.js';
 import { proposalItem, type PlannedItem, type ProposalItem } from './proposal-items.js';
 
@@ -75,12 +79,21 @@ async function writeItem(trx: Trx, ctx: BrainContext, p: PlannedItem, why: strin
       reason: why,
     });
     if (created) return 'created';
+    // A new card was asked for by name: never turn it into an update of someone else's card.
+    if (item.forceNew) throw new BrainError('already_exists', `topic "${p.slug}" already exists in ${p.subject}`, 'Propose it without forceNew to update that card, or without its slug to get a fresh one.');
   }
-  // updateTopicIn locks the row before reading it, so a concurrent append is never lost.
-  const row = await updateTopicIn(trx, p.subject, { slug: p.slug!, ...(item.summary !== undefined ? { summary: item.summary } : {}), body: item.body, bodyMode: item.mode, reason: why });
-  if (item.tags.length) {
-    await trx.withSchema(p.subject).insertInto('topic_tags').values(item.tags.map((tag) => ({ topic_id: row.id, tag }))).onConflict((oc) => oc.doNothing()).execute();
-  }
+  // As remember does: replace rewrites the card (title, kind, text); a summary given is the
+  // card's summary in either mode. updateTopicIn locks the row before reading it, so a
+  // concurrent append is never lost.
+  const row = await updateTopicIn(trx, p.subject, {
+    slug: p.slug!,
+    ...(item.summary !== undefined ? { summary: item.summary } : {}),
+    ...(item.mode === 'replace' ? { title: item.title, kind: item.kind } : {}),
+    body: item.body,
+    bodyMode: item.mode,
+    reason: why,
+  });
+  await addTags(trx, p.subject, row.id, item.tags);
   return 'updated';
 }
 
@@ -103,9 +116,24 @@ async function plan(ctx: BrainContext, n: number, item: ProposalItem, planner: T
     return { ...p, action: '✗', problem: `${(error as BrainError).message}; ${(error as BrainError).hint}` };
   }
   if (item.type === 'topic') {
+    try {
+      const { renamed } = normaliseTags(item.tags);
+      if (renamed.length) p.renamedTags = renamed;
+    } catch (error) {
+      if (!(error instanceof BrainError)) throw error;
+      return { ...p, action: '✗', problem: `${error.message}; ${error.hint}` };
+    }
     const decision = await planner(ctx, subject, item);
     Object.assign(p, { action: decision.action === 'update' ? '~' : '+', slug: decision.slug, candidates: decision.candidates });
     if (decision.existingTitle) p.existingTitle = decision.existingTitle;
+    if (item.forceNew && decision.action === 'update') {
+      // As remember: a new card despite a confident match, only with a reason saying why it is another thing.
+      if (!item.reason) return { ...p, action: '✗', problem: `"${subject}:${decision.slug}" already looks like this card; creating another (forceNew) needs a reason` };
+      const wanted = item.slug ?? slugFor(item.kind, item.title);
+      const slugNow = item.slug ?? (await firstFreeSlug(wanted, async (s) => (await findTopic(ctx.db, subject, s)) !== undefined));
+      Object.assign(p, { action: '+', slug: slugNow });
+      delete p.existingTitle;
+    }
   }
   // Dry run: the write happens and is rolled back, so the database (deny-list, kinds,
   // links, topics the episode names) says now whether commit would succeed.
@@ -132,6 +160,7 @@ export function previewText(subject: string, items: readonly PlannedItem[], id?:
       p.action === '~' && p.item.type === 'topic' ? `  (${p.item.mode}: ${p.item.body.replace(/\s+/g, ' ').slice(0, 60)}${p.item.body.length > 60 ? '…' : ''})` : '';
     const out = [`  [${p.n}] ${p.action} ${p.item.type.padEnd(8)} ${p.item.kind.padEnd(15)} "${title}"${extra}`];
     if (p.item.reason && p.subject === PERSONAL && subject !== PERSONAL) out.push(`        reason: ${p.item.reason}`);
+    for (const r of p.renamedTags ?? []) out.push(`        tag ${JSON.stringify(r.to)} (from ${JSON.stringify(r.from)})`);
     if (p.problem) out.push(`        cannot be written: ${p.problem}`);
     return out.join('\n');
   };

@@ -3,7 +3,9 @@
 // (over what is written) and at export (over what is in the database), so an untouched
 // card always matches and its original bytes are written back.
 import { createHash } from 'node:crypto';
+import { normaliseTag } from '../knowledge/tags.js';
 import { mergeTimeline, type EpisodeLike } from './episode-mapping.js';
+import { pageTags } from './page.js';
 
 /** What the last import of a page wrote, kept in gbrain_pages.imported. */
 export interface ImportedMeta {
@@ -45,9 +47,11 @@ export function pageContent(card: CardState, imported?: Pick<ImportedMeta, 'titl
   let frontmatter: Record<string, unknown> | undefined;
   const parsed = (): Record<string, unknown> => (frontmatter ??= JSON.parse(card.frontmatterText) as Record<string, unknown>);
   if (imported && !sameSet(imported.tags, card.tags)) {
-    // Keep the page's order for tags that stay; new ones go last.
-    const kept = imported.tags.filter((t) => card.tags.includes(t));
-    parsed().tags = [...kept, ...[...card.tags].filter((t) => !kept.includes(t)).sort()];
+    // Keep the page's order and its spelling for tags that stay (the card holds them
+    // normalised: "YC Alum" on the page is yc-alum on the card); new ones go last.
+    const kept = pageTags({ frontmatter: parsed() }).filter((t) => card.tags.includes(normaliseTag(t) ?? ''));
+    const keptTags = new Set(kept.map((t) => normaliseTag(t)));
+    parsed().tags = [...kept, ...[...card.tags].filter((t) => !keptTags.has(t)).sort()];
   }
   if (imported && imported.title !== card.title && 'title' in parsed()) parsed().title = card.title;
   if (frontmatter) frontmatterText = JSON.stringify(frontmatter);

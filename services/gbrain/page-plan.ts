@@ -2,6 +2,7 @@
 // card, its tags, the episodes of its timeline lines, its links, its sidecar's raw data,
 // and the fingerprint export compares against. Pure: no database.
 import { MAX_JSON_CHARS, slug as slugSchema, textProblem } from '../knowledge/schemas.js';
+import { normaliseTag } from '../knowledge/tags.js';
 import type { BrainPage } from './directory.js';
 import { entryIdentity, episodeKindFor, episodeTitle, isCalendarDate } from './episode-mapping.js';
 import { extractLinks } from './links.js';
@@ -90,11 +91,16 @@ export function planPage(page: BrainPage, sidecar: Sidecar | undefined): PagePla
   const title = pageTitle(page);
   checkLimits(page.relPath, { title, body: page.compiledTruth, timeline: page.timeline, frontmatterText });
 
+  // Tags are stored as every other path stores them (normalised, knowledge/tags.ts); the page's
+  // own spelling stays in its frontmatter, which is what export writes back.
   const tags: string[] = [];
-  for (const t of pageTags(page)) {
-    if (t.length > CARD_LIMITS.tagLength) warnings.push(`${page.relPath}: the tag "${t.slice(0, 40)}…" is longer than ${CARD_LIMITS.tagLength} characters; not stored as a tag (it stays in the frontmatter)`);
-    else if (textProblem(t)) warnings.push(`${page.relPath}: a tag ${textProblem(t)}; not stored as a tag (it stays in the frontmatter)`);
-    else if (tags.length >= CARD_LIMITS.tags) warnings.push(`${page.relPath}: the tag "${t}" is one more than the ${CARD_LIMITS.tags} a card may have; not stored as a tag (it stays in the frontmatter)`);
+  for (const given of pageTags(page)) {
+    const t = textProblem(given) ? undefined : normaliseTag(given);
+    if (textProblem(given)) warnings.push(`${page.relPath}: a tag ${textProblem(given)}; not stored as a tag (it stays in the frontmatter)`);
+    else if (t === undefined) warnings.push(`${page.relPath}: the tag ${JSON.stringify(given.slice(0, 40))} has no letters or digits; not stored as a tag (it stays in the frontmatter)`);
+    else if (t.length > CARD_LIMITS.tagLength) warnings.push(`${page.relPath}: the tag "${given.slice(0, 40)}…" is longer than ${CARD_LIMITS.tagLength} characters; not stored as a tag (it stays in the frontmatter)`);
+    else if (tags.includes(t)) continue;
+    else if (tags.length >= CARD_LIMITS.tags) warnings.push(`${page.relPath}: the tag "${given}" is one more than the ${CARD_LIMITS.tags} a card may have; not stored as a tag (it stays in the frontmatter)`);
     else tags.push(t);
   }
 

@@ -5,6 +5,7 @@
 // statement costs far more than a row, and a 7,500-page brain is ~60,000 rows.
 import { sql } from 'kysely';
 import type { Trx } from '../knowledge/context.js';
+import { insertTags } from '../knowledge/tags.js';
 import type { ImportedMeta } from './page-content.js';
 import type { PagePlan } from './page-plan.js';
 
@@ -65,8 +66,8 @@ export async function writePages(trx: Trx, subject: string, pages: readonly Page
   }
 
   // Tags the file newly has (all of them for a new card).
-  const tagRows = pages.flatMap(({ plan, prev }, i) => plan.tags.filter((t) => !(prev.imported?.tags ?? []).includes(t)).map((tag) => ({ topic_id: ids[i]!, tag })));
-  for (const part of chunks(tagRows)) await s.insertInto('topic_tags').values(part).onConflict((oc) => oc.doNothing()).execute();
+  const tagRows = pages.flatMap(({ plan, prev }, i) => plan.tags.filter((t) => !(prev.imported?.tags ?? []).includes(t)).map((tag) => ({ topicId: ids[i]!, tag })));
+  await insertTags(trx, subject, tagRows);
 
   // Episodes: a line still on the page keeps its episode; a line gone takes its episode along.
   const episodes: ImportedMeta['episodes'][] = pages.map(() => []);

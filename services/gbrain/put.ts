@@ -17,6 +17,7 @@ import { assertKind } from '../knowledge/kinds.js';
 import { insertLink } from '../knowledge/links.js';
 import { createTopicInput, insertTopicIfAbsent, lockTopic, toTopic, updateTopicIn, updateTopicInput, type Topic } from '../knowledge/topics.js';
 import { parseInput, reason as reasonSchema, slug as slugSchema } from '../knowledge/schemas.js';
+import { addTags, normaliseTag } from '../knowledge/tags.js';
 
 export const putPageInput = z.object({
   slug: slugSchema,
@@ -40,7 +41,8 @@ export async function putPage(ctx: BrainContext, raw: z.input<typeof putPageInpu
   const page = parsePage(input.markdown, `${input.slug}.md`);
   const warnings = [...page.warnings];
   const hasFrontmatter = page.raw.frontmatter !== null;
-  const tags = pageTags(page).filter((t) => t.length <= 100);
+  // As the import plans them: a tag nothing is left of after normalising stays in the frontmatter only.
+  const tags = pageTags(page).filter((t) => t.length <= 100 && normaliseTag(t) !== undefined);
   const titleFromText = hasFrontmatter && typeof page.frontmatter.title === 'string' ? page.frontmatter.title : /^# +/m.test(page.compiledTruth) ? pageTitle(page) : undefined;
   try {
     return await write(ctx, { operation: 'put', reason: input.reason }, async (trx) => {
@@ -77,9 +79,7 @@ export async function putPage(ctx: BrainContext, raw: z.input<typeof putPageInpu
         row = await updateTopicIn(trx, subject, update, existing);
       }
       if (!row) throw new BrainError('conflict', `put "${input.slug}": the card was removed while it was being written`, 'Try again.');
-      if (existing && tags.length) {
-        await trx.withSchema(subject).insertInto('topic_tags').values(tags.map((tag) => ({ topic_id: row.id, tag }))).onConflict((oc) => oc.doNothing()).execute();
-      }
+      if (existing) await addTags(trx, subject, row.id, tags);
       // Timeline lines the card has no episode for yet (matched by date and summary).
       const have = new Map<string, number>();
       for (const e of await timelineOf(trx, subject, row.id, 500)) have.set(entryKey(e.occurredAt.slice(0, 10), e.summary), (have.get(entryKey(e.occurredAt.slice(0, 10), e.summary)) ?? 0) + 1);

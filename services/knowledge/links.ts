@@ -5,7 +5,7 @@ import type { LinkRelation } from '../../db/tables/links.table.js';
 import { requireUpcastReason, targetSubject, write, type BrainContext, type Trx } from './context.js';
 import { BrainError, fromDatabaseError } from './errors.js';
 import { parseInput, reason, relation, slug, subjectRef } from './schemas.js';
-import { readableSubjects, requireTopic } from './topics.js';
+import { findTopic, readableSubjects, requireTopic } from './topics.js';
 
 export interface Link {
   fromSubject: string;
@@ -36,7 +36,13 @@ export async function insertLink(trx: Trx, subject: string, fromId: number, l: {
     .execute();
 }
 
-/** Creates (or with remove, deletes) a link. The target need not exist yet: lint reports dead links. */
+/**
+ * Creates (or with remove, deletes) a link. This is the tool's and the CLI's path, and here
+ * the target must exist: a link to a misspelt slug would otherwise succeed silently and only
+ * show up later in lint. Dead links still arise, on purpose, elsewhere: a GBrain import keeps
+ * every wiki link of a page (the target may be outside the import), and a card that is
+ * deleted leaves the links to it; lint reports and removes those (insertLink takes any target).
+ */
 export async function linkTopics(ctx: BrainContext, raw: z.input<typeof linkInput>): Promise<Link> {
   const input = parseInput(linkInput, raw, 'link');
   const subject = targetSubject(ctx, input.subject);
@@ -61,6 +67,23 @@ export async function linkTopics(ctx: BrainContext, raw: z.input<typeof linkInpu
           .executeTakeFirst();
         if (!r.numDeletedRows) throw new BrainError('not_found', `no link from "${input.from}" to ${toSubject}:${input.to}`, 'List the card\'s links (get with links) to see what exists.');
       } else {
+        const target = await findTopic(trx, toSubject, input.to);
+        if (!target) {
+          throw new BrainError(
+            'not_found',
+            `cannot link to ${toSubject}:${input.to}: no such card`,
+            `Search for it (search tool) to find its slug${toSubject === subject && subject !== 'personal' ? ', or pass toSubject: "personal" if it is a personal card' : ''}, or create it first (remember), then link again.`,
+            { details: { field: 'to' } },
+          );
+        }
+        if (target.archived_at) {
+          throw new BrainError(
+            'not_found',
+            `cannot link to ${toSubject}:${input.to}: it is archived${target.merged_into ? `, merged into ${toSubject}:${target.merged_into}` : ''}`,
+            target.merged_into ? `Link to "${target.merged_into}" instead.` : `Unarchive it first (archive with unarchive: true), or link to another card.`,
+            { details: { field: 'to', archived: true } },
+          );
+        }
         await insertLink(trx, subject, from.id, { toSubject, to: input.to, relation: input.relation, context: input.context });
       }
       return { fromSubject: subject, fromSlug: input.from, toSubject, toSlug: input.to, relation: input.relation, context: input.context };

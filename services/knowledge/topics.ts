@@ -7,6 +7,7 @@ import { requireUpcastReason, targetSubject, write, type BrainContext, type Db, 
 import { BrainError, fromDatabaseError } from './errors.js';
 import { assertKind } from './kinds.js';
 import { frontmatter, kindName, parseInput, reason, slug, subjectRef, tag } from './schemas.js';
+import { addTags, normaliseTag } from './tags.js';
 
 export interface Topic {
   subject: string;
@@ -143,8 +144,7 @@ export async function insertTopicIfAbsent(trx: Trx, subject: string, input: z.ou
     .returning(TOPIC_COLUMNS)
     .executeTakeFirst();
   if (!row) return undefined;
-  const tags = [...new Set(input.tags)];
-  if (tags.length > 0) await trx.withSchema(subject).insertInto('topic_tags').values(tags.map((t) => ({ topic_id: row.id, tag: t }))).execute();
+  await addTags(trx, subject, row.id, input.tags);
   return row;
 }
 
@@ -243,12 +243,15 @@ export interface TopicSummary {
 export async function listTopics(ctx: BrainContext, raw: z.input<typeof listTopicsInput>): Promise<TopicSummary[]> {
   const input = parseInput(listTopicsInput, raw, 'list topics');
   const subject = targetSubject(ctx, input.subject);
+  // A kind that does not exist is a mistake to name, not an empty answer.
+  if (input.kind) assertKind(ctx, input.kind, 'topic');
   // Archived cards are not listed (archive.ts); they are still read by history.
   let q = ctx.db.withSchema(subject).selectFrom('topics').select(['id', 'slug', 'kind', 'title', 'summary', 'updated_at']).where('archived_at', 'is', null);
   if (input.kind) q = q.where('kind', '=', input.kind);
   if (input.tag) {
-    const t = input.tag;
-    q = q.where('id', 'in', (eb) => eb.selectFrom('topic_tags').select('topic_id').where('tag', '=', t));
+    // As it would have been stored ("YC Alum" finds yc-alum), and as given (tags written before normalising).
+    const names = [...new Set([normaliseTag(input.tag), input.tag].filter((t): t is string => t !== undefined))];
+    q = q.where('id', 'in', (eb) => eb.selectFrom('topic_tags').select('topic_id').where('tag', 'in', names));
   }
   if (input.updatedSince) q = q.where('updated_at', '>=', new Date(input.updatedSince));
   const rows = await q.orderBy('updated_at', 'desc').orderBy('slug').limit(input.limit).offset(input.offset).execute();

@@ -6,7 +6,7 @@ export function topicMarkdown(t: TopicView): string {
   if (t.summary) lines.push('', `> ${t.summary}`);
   if (t.body) lines.push('', t.body.trim());
   if (t.tags?.length) lines.push('', `Tags: ${t.tags.join(', ')}`);
-  if (t.timelineEntries?.length) lines.push('', '## Timeline', ...t.timelineEntries.map(episodeLine));
+  if (t.timelineEntries?.length) lines.push('', '## Timeline', ...t.timelineEntries.map((e) => episodeLine(e) + episodeDetail(e)));
   if (t.links?.length) lines.push('', '## Links', ...t.links.map((l) => `- ${l.relation} → ${l.toSubject}:${l.toSlug}${l.context ? ` — ${l.context}` : ''}`));
   if (t.backlinks?.length) lines.push('', '## Backlinks', ...t.backlinks.map((l) => `- ${l.fromSubject}:${l.fromSlug} (${l.relation})${l.context ? ` — ${l.context}` : ''}`));
   if (t.sources?.length) lines.push('', '## Sources', ...t.sources.map(sourceLine));
@@ -17,6 +17,17 @@ export function topicMarkdown(t: TopicView): string {
 
 export function episodeLine(e: Episode): string {
   return `- **${e.occurredAt.slice(0, e.dateOnly ? 10 : 16).replace('T', ' ')}** ${e.kind}: ${e.title}${e.summary ? ` — ${e.summary}` : ''}${e.sourceLabel ? ` (${e.sourceLabel})` : ''} [#${e.id}]`;
+}
+
+/** Shown of an episode's detail in a card's timeline; the rest is counted, not sent. */
+export const DETAIL_SHOWN = 1000;
+
+/** An episode's detail under its line, indented as GBrain writes it, cut at DETAIL_SHOWN characters. */
+function episodeDetail(e: Episode): string {
+  const d = e.detail.trim();
+  if (!d) return '';
+  const shown = d.length > DETAIL_SHOWN ? `${d.slice(0, DETAIL_SHOWN)}… (${(d.length - DETAIL_SHOWN).toLocaleString('en')} more characters)` : d;
+  return `\n${shown.replace(/^/gm, '  ')}`;
 }
 
 /** `document 12 "Meeting 2026-11-28" (https://…) @ para 2 — "the words"`. */

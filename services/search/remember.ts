@@ -10,11 +10,12 @@
 import { sql } from 'kysely';
 import { z } from 'zod';
 import { PERSONAL } from '../../config/subjects.js';
-import { requireUpcastReason, targetSubject, write, type BrainContext, type Trx } from '../knowledge/context.js';
+import { requireUpcastReason, targetSubject, write, type BrainContext } from '../knowledge/context.js';
 import { BrainError, fromDatabaseError } from '../knowledge/errors.js';
 import { assertKind } from '../knowledge/kinds.js';
 import { insertLink } from '../knowledge/links.js';
 import { kindName, parseInput, reason, slug, subjectRef, tag } from '../knowledge/schemas.js';
+import { addTags, normaliseTags, type TagRename } from '../knowledge/tags.js';
 import { findTopic, insertTopicIfAbsent, lockTopic, readableSubjects, toTopic, updateTopicIn, type Topic } from '../knowledge/topics.js';
 import { rankedSearch, type SearchDeps } from './search.js';
 import { MATCH_ROW_BUDGET, type PlanLimits } from './selectivity.js';
@@ -103,8 +104,10 @@ export type RememberAction = 'updated' | 'created-linked' | 'created-island' | '
 export interface RememberResult {
   action: RememberAction;
   card: Topic;
-  /** For 'updated': whether the text actually changed. */
+  /** For 'updated': whether anything changed (text, summary, title, kind, tags). */
   changed: boolean;
+  /** Tags stored under another spelling than the one given (tags.ts normalises them). */
+  renamedTags: TagRename[];
   linkedTo: { subject: string; slug: string }[];
   candidates: Candidate[];
   warnings: string[];
@@ -125,6 +128,8 @@ export async function remember(ctx: BrainContext, raw: RememberInput, deps: Sear
   const target = targetSubject(ctx, input.subject);
   requireUpcastReason(ctx, target, input.reason);
   assertKind(ctx, input.kind, 'topic');
+  // Checked before anything is searched or written; insertTags stores them so (tags.ts).
+  const { renamed: renamedTags } = normaliseTags(input.tags);
   const wantedSlug = input.slug ?? slugFor(input.kind, input.title);
 
   // Writing into personal, only personal is searched (see the header); otherwise everything readable.
@@ -163,13 +168,15 @@ export async function remember(ctx: BrainContext, raw: RememberInput, deps: Sear
           bodyMode: input.mode,
           body: input.body,
           ...(input.mode === 'replace' ? { title: input.title, kind: input.kind } : {}),
-          ...(input.summary !== undefined && (input.mode === 'replace' || !before?.summary) ? { summary: input.summary } : {}),
+          // A summary given is the card's summary now, in either mode: a summary is one line,
+          // there is nothing to append it to (and a new summary with the same body is a change).
+          ...(input.summary !== undefined ? { summary: input.summary } : {}),
           reason: input.reason,
         }, before);
-        await addTags(trx, target, row.id, input.tags);
-        return { card: toTopic(target, row), changed: before?.updated_at.valueOf() !== row.updated_at.valueOf() };
+        const tagged = await addTags(trx, target, row.id, input.tags);
+        return { card: toTopic(target, row), changed: before?.updated_at.valueOf() !== row.updated_at.valueOf() || tagged.added > 0 };
       };
-      if (update) return { action, ...(await updateCard(update.slug)), linkedTo: [], candidates, warnings };
+      if (update) return { action, ...(await updateCard(update.slug)), linkedTo: [], candidates, warnings, renamedTags };
 
       const card = { kind: input.kind, title: input.title, summary: input.summary ?? '', body: input.body, timeline: '', frontmatter: {}, tags: input.tags, reason: input.reason };
       let row;
@@ -181,7 +188,7 @@ export async function remember(ctx: BrainContext, raw: RememberInput, deps: Sear
         row = await insertTopicIfAbsent(trx, target, { ...card, slug: slugNow });
         if (!row) {
           await sql`SELECT set_config('brain.detail', ${JSON.stringify({ ...decision, decision: 'updated', createdMeanwhile: slugNow })}, true)`.execute(trx);
-          return { action: 'updated' as const, ...(await updateCard(slugNow)), linkedTo: [], candidates, warnings };
+          return { action: 'updated' as const, ...(await updateCard(slugNow)), linkedTo: [], candidates, warnings, renamedTags };
         }
       } else if (input.slug !== undefined) {
         row = await insertTopicIfAbsent(trx, target, { ...card, slug: input.slug });
@@ -197,18 +204,12 @@ export async function remember(ctx: BrainContext, raw: RememberInput, deps: Sear
       for (const c of links) {
         await insertLink(trx, target, row.id, { toSubject: c.subject, to: c.slug, relation: 'mentions', context: `search before add: ${c.verdict} match, score ${c.score}` });
       }
-      return { action, card: toTopic(target, row), changed: true, linkedTo: links.map((c) => ({ subject: c.subject, slug: c.slug })), candidates, warnings };
+      return { action, card: toTopic(target, row), changed: true, linkedTo: links.map((c) => ({ subject: c.subject, slug: c.slug })), candidates, warnings, renamedTags };
     });
   } catch (error) {
     if (error instanceof BrainError) throw error;
     return fromDatabaseError(error, `remember "${wantedSlug}"`);
   }
-}
-
-async function addTags(trx: Trx, subject: string, topicId: number, tags: readonly string[]): Promise<void> {
-  const unique = [...new Set(tags)];
-  if (unique.length === 0) return;
-  await trx.withSchema(subject).insertInto('topic_tags').values(unique.map((t) => ({ topic_id: topicId, tag: t }))).onConflict((oc) => oc.doNothing()).execute();
 }
 
 /** Finds and scores the cards the new one may duplicate or relate to, best first. */

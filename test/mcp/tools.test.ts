@@ -117,8 +117,13 @@ describeOnBothDatabases('MCP tools, resources and prompts', (brain) => {
   });
 
   it('lint reports over MCP and applies only what it is asked to', async () => {
-    // A link to a card that does not exist (links may point ahead; lint reports them).
+    // A link to a card that no longer exists: the link tool refuses a missing target, so it is
+    // made to a card that is then deleted (as an import may also leave one; lint reports them).
+    // (As the homelab role, so the audit test below still finds only that role's writes.)
+    const asHomelab = (statement: string) => brain().asRole(roleOf(brain(), 'homelab'), (s) => s.exec(statement), { commit: true });
+    await asHomelab("INSERT INTO homelab.topics (slug, kind, title) VALUES ('env/vanished', 'environment', 'Vanished')");
     expect((await call('link', { from: 'env/nas', to: 'env/vanished' })).isError).toBeFalsy();
+    await asHomelab("DELETE FROM homelab.topics WHERE slug = 'env/vanished'");
     const report = text(await call('lint', {}));
     expect(report).toContain('# Lint of homelab');
     expect(report).toContain('env/nas —mentions→ homelab:env/vanished');

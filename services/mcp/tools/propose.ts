@@ -25,20 +25,26 @@ async function askHuman(human: HumanChannel, proposal: Proposal): Promise<{ acce
 export const proposeTool = defineTool({
   name: 'propose',
   description:
-    'Session close: propose cards and episodes worth keeping, in one batch. Writes nothing; returns a preview (search before add, kinds and deny-list checked) for the human.',
+    'Session close: propose cards and episodes worth keeping, in one batch, with the fields remember and record take. Writes nothing; returns a preview (search before add, kinds and deny-list checked) for the human.',
   // Lean on purpose (tool definitions cost context in every session); propose() checks
   // each item against the full schema and names any field that is wrong.
   inputSchema: (deps) =>
     z.object({
       items: z.array(
-        z.object({
+        z.strictObject({
+          // Every field remember (topic) and record (episode) take: one the schema left out
+          // would be stripped before propose saw it, and silently never written.
           type: z.enum(['topic', 'episode']),
           kind: z.string(),
           title: z.string(),
-          body: z.string().optional(),
+          summary: z.string().optional(),
+          body: z.string().optional().describe('episode: its detail'),
           slug: z.string().optional(),
-          mode: z.enum(['append', 'replace']).optional().describe('for updates'),
+          tags: z.array(z.string()).optional(),
+          mode: z.enum(['append', 'replace']).optional(),
+          forceNew: z.boolean().optional(),
           date: z.string().optional().describe('episode: YYYY-MM-DD'),
+          source: z.string().optional(),
           topics: z.array(z.string()).optional().describe('episode: card slugs'),
           subject: subjectField(deps),
           reason,
@@ -48,8 +54,8 @@ export const proposeTool = defineTool({
   annotations: ADDITIVE,
   async run(args, { ctx, services, human }) {
     const planner = services.planner;
-    // An episode's body is its detail.
-    const items = args.items.map((it) => (it.type === 'episode' ? { ...it, detail: it.body, body: undefined } : it));
+    // An episode's body is its detail. Fields left out stay out (the items are strict).
+    const items = args.items.map(({ body, ...it }) => (body === undefined ? it : { ...it, [it.type === 'episode' ? 'detail' : 'body']: body }));
     const proposal = await propose(ctx, { items }, { ...(planner ? { planner } : {}), ...(services.proposalTtlMinutes ? { ttlMinutes: services.proposalTtlMinutes } : {}) });
     if (!human?.canElicit()) return ok(proposal.preview);
     await markAskedHuman(ctx, proposal.id);

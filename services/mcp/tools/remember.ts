@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { renamedLines } from '../../knowledge/index.js';
 import { remember } from '../../search/index.js';
 import { ok } from '../result.js';
 import { reason, subjectField } from './fields.js';
@@ -34,6 +35,7 @@ export const rememberTool = defineTool({
     if (r.linkedTo.length) lines.push(`Links: ${r.linkedTo.map((l) => `${l.subject}:${l.slug}`).join(', ')}`);
     const weighed = r.candidates.slice(0, 5).map((c) => `${c.subject}:${c.slug} (${c.verdict} ${c.score})`);
     if (weighed.length) lines.push(`Weighed: ${weighed.join(', ')}`);
+    lines.push(...renamedLines(r.renamedTags));
     for (const w of r.warnings) lines.push(`Note: ${w}`);
     return ok(lines.join('\n'));
   },

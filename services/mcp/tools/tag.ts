@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { tagTopic } from '../../knowledge/index.js';
+import { renamedLines, tagTopic } from '../../knowledge/index.js';
 import { ok } from '../result.js';
 import { reason, slug, subjectField } from './fields.js';
 import { defineTool, IDEMPOTENT_WRITE } from './types.js';
 
 export const tagTool = defineTool({
   name: 'tag',
-  description: 'Tag a card (remove: untag). Reuse existing tags (list what=tags).',
+  description: 'Tag a card (remove: untag). Reuse existing tags (list what=tags); tags are stored lowercase, words joined by -.',
   inputSchema: (deps) =>
     z.object({
       slug,
@@ -17,7 +17,8 @@ export const tagTool = defineTool({
     }),
   annotations: IDEMPOTENT_WRITE,
   async run(a, { ctx }) {
-    const tags = await tagTopic(ctx, { ...a, remove: a.remove ?? false });
-    return ok(`Tags of ${a.subject ?? ctx.subject.name}:${a.slug}: ${tags.join(', ') || '(none)'}`);
+    const r = await tagTopic(ctx, { ...a, remove: a.remove ?? false });
+    const renamed = a.remove ? r.renamed.map((x) => `Untagged ${JSON.stringify(x.to)} (from ${JSON.stringify(x.from)})`) : renamedLines(r.renamed);
+    return ok([...renamed, `Tags of ${a.subject ?? ctx.subject.name}:${a.slug}: ${r.tags.join(', ') || '(none)'}`].join('\n'));
   },
 });
