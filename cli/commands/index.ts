@@ -85,4 +85,17 @@ export const commands: Record<string, Command | LazyCommand> = {
     async () => (await import('./kinds.js')).kinds,
   ),
   config: lazy('Print the effective configuration (never a password or the admin URL): where the brain is, the files read, the subjects and the subject commands act as.', async () => (await import('./config.js')).config),
+  // Installing around the brain: Claude Code skills, the user service that keeps it up; and its search language.
+  'text-search': lazy(
+    'Show the full-text search language; LANGUAGE (german, simple, …) changes it and reindexes every subject in one transaction; --reindex redoes the index as it is. Admin: needs the admin URL on a server.',
+    async () => (await import('./text-search.js')).textSearch,
+  ),
+  skills: lazy(
+    'The Claude Code skills that ship with the brain (session close, ingest, query, maintain, briefing). `skills install` copies them into ~/.claude/skills (every project), or --dir DIR (e.g. a project\'s .claude/skills).',
+    async () => (await import('./skills.js')).skills,
+  ),
+  service: lazy(
+    'Keep `brain up` running as a user service: install writes a systemd user unit (Linux) or a launchd agent (macOS) for this install, folder and environment, restarted on failure, and starts it; --print only shows the file and the commands, --files-only writes or removes the file and prints the commands.',
+    async () => (await import('./service.js')).service,
+  ),
 };
