@@ -53,7 +53,9 @@ export async function startLinkServer(
   embedded: EmbeddedDatabase,
   subjects: readonly Subject[],
   log: { warn(obj: object, msg: string): void } = { warn: () => undefined },
+  opts: { idleMs?: number } = {},
 ): Promise<LinkServer> {
+  const idleMs = opts.idleMs ?? TRANSACTION_IDLE_MS;
   const token = randomBytes(24).toString('base64url');
   const handles = new Map<string, SubjectDb>(subjects.map((s) => [s.name, openEmbeddedSubjectDb(embedded, s)]));
   const sockets = new Set<Socket>();
@@ -89,9 +91,9 @@ export async function startLinkServer(
         const t = open.get(conn);
         if (!t) return;
         open.delete(conn);
-        log.warn({ conn, ms: TRANSACTION_IDLE_MS }, 'database link: a transaction left idle was rolled back');
+        log.warn({ conn, ms: idleMs }, 'database link: a transaction left idle was rolled back');
         void t.trx.rollback().execute().catch(() => undefined);
-      }, TRANSACTION_IDLE_MS).unref();
+      }, idleMs).unref();
 
     const handle = async (r: Request): Promise<unknown> => {
       if (closing) throw new Error('the brain is shutting down');
@@ -119,7 +121,7 @@ export async function startLinkServer(
         }
         case 'commit':
         case 'rollback': {
-          if (!current) throw new Error(`no open transaction to ${r.op} (it may have been rolled back after ${TRANSACTION_IDLE_MS / 1000} s idle)`);
+          if (!current) throw new Error(`no open transaction to ${r.op} (it may have been rolled back after ${idleMs / 1000} s idle)`);
           clearTimeout(current.timer);
           open.delete(conn);
           await (r.op === 'commit' ? current.trx.commit() : current.trx.rollback()).execute();
