@@ -3,6 +3,7 @@
 import { beforeAll, expect, it } from 'vitest';
 import { statsTable } from '../../cli/commands/stats.js';
 import { BrainError, createTopic, ingestDocument, linkTopics, recordEpisode, type BrainContext } from '../../services/knowledge/index.js';
+import { archiveTopic } from '../../services/knowledge/archive.js';
 import { statsFigures, subjectStats } from '../../services/knowledge/stats.js';
 import { brainStats, statsLine } from '../../services/mcp/stats.js';
 import { describeOn } from '../support/both-databases.js';
@@ -59,5 +60,13 @@ describeOn('pglite', 'stats', (brain) => {
     const refused = await subjectStats(homelab, 'novel').catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(BrainError);
     expect((refused as BrainError).code).toBe('forbidden');
+  });
+
+  it('an archived card leaves the live counts and shows as its own figure in both renderers', async () => {
+    await archiveTopic(homelab, { slug: 'tool/pg-dump', reason: 'superseded' });
+    const s = await subjectStats(homelab);
+    expect(s).toMatchObject({ topics: 2, byKind: { environment: 1, tool: 1 }, archived: 1 });
+    expect(statsLine(s)).toMatch(/^homelab: 2 cards \(tool 1, environment 1\), 1 archived card, 1 episode,/);
+    expect(statsTable(s)).toMatch(/^Archived cards +1$/m);
   });
 });
