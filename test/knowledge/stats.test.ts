@@ -66,7 +66,7 @@ describeOn('pglite', 'stats', (brain) => {
     await archiveTopic(homelab, { slug: 'tool/pg-dump', reason: 'superseded' });
     const s = await subjectStats(homelab);
     expect(s).toMatchObject({ topics: 2, byKind: { environment: 1, tool: 1 }, archived: 1 });
-    expect(statsLine(s)).toMatch(/^homelab: 2 cards \(tool 1, environment 1\), 1 archived card, 1 episode,/);
+    expect(statsLine(s)).toMatch(/^homelab: 2 cards \(environment 1, tool 1\), 1 archived card, 1 episode,/);
     expect(statsTable(s)).toMatch(/^Archived cards +1$/m);
   });
 });
