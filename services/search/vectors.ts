@@ -9,12 +9,31 @@ import type { CardRef, SearchFilters } from './types.js';
 /** Dimensions with an HNSW index (migrations/subject/0003_embeddings.sql); others are searched exactly. */
 export const INDEXED_DIMENSIONS: readonly number[] = [768, 512];
 
+/**
+ * Which schemas have the embedding tables, per database handle (one role): a table that exists
+ * stays (migrations never drop it), so a yes is kept; a no is asked again after NO_VECTORS_RECHECK_MS
+ * (pgvector may be installed and the brain migrated while it runs). Every hybrid search asked
+ * this before, one statement per search.
+ */
+const vectorTables = new WeakMap<object, Map<string, boolean | number>>();
+const NO_VECTORS_RECHECK_MS = 60_000;
+
 /** The subjects among `subjects` whose schema has the embedding tables. */
 export async function subjectsWithVectors(db: Db | Trx, subjects: readonly string[]): Promise<string[]> {
   if (subjects.length === 0) return [];
-  const rows = await sql<{ s: string }>`SELECT s FROM unnest(${[...subjects]}::text[]) s WHERE to_regclass(quote_ident(s) || '.chunks') IS NOT NULL`.execute(db);
-  const have = new Set(rows.rows.map((r) => r.s));
-  return subjects.filter((s) => have.has(s));
+  let known = vectorTables.get(db);
+  if (!known) vectorTables.set(db, (known = new Map()));
+  const now = Date.now();
+  const unknown = subjects.filter((s) => {
+    const k = known.get(s);
+    return k === undefined || (typeof k === 'number' && now - k > NO_VECTORS_RECHECK_MS);
+  });
+  if (unknown.length > 0) {
+    const rows = await sql<{ s: string }>`SELECT s FROM unnest(${unknown}::text[]) s WHERE to_regclass(quote_ident(s) || '.chunks') IS NOT NULL`.execute(db);
+    const have = new Set(rows.rows.map((r) => r.s));
+    for (const s of unknown) known.set(s, have.has(s) ? true : now);
+  }
+  return subjects.filter((s) => known.get(s) === true);
 }
 
 /** pgvector's text form. Seven significant digits: float4 precision, which is what pgvector stores. */
