@@ -102,13 +102,23 @@ describe('[pglite] brain knowledge commands (CLI, embedded brain)', { timeout: 2
     expect(stats.byKind.person).toBe(4);
 
     expect(json(['put', 'people/ada-lovelace', '--title', 'Augusta Ada King'], '# Ada\n\nRewritten.\n')).toMatchObject({ action: 'updated' });
-    const versions = json<{ id: number; operation: string }[]>(['history', 'people/ada-lovelace']);
-    expect(versions.length).toBeGreaterThan(0);
-    const restored = brain(['restore', String(versions[versions.length - 1]!.id)]);
+    // Versions are numbered per card; the one before the put is the one to put back.
+    const h = json<{ total: number; versions: { version: number; current: boolean }[] }>(['history', 'people/ada-lovelace']);
+    expect(h.total).toBeGreaterThan(1);
+    expect(h.versions[0]).toMatchObject({ version: h.total, current: true });
+    const shown = brain(['history', 'people/ada-lovelace']);
+    expect(shown.stdout).toContain(`v${h.total} (current)`);
+    expect(shown.stdout).toContain('title: Ada Lovelace → Augusta Ada King');
+    expect(shown.stdout).toContain('Put one back: brain restore people/ada-lovelace vN');
+    const restored = brain(['restore', 'people/ada-lovelace', `v${h.total - 1}`]);
     expect(restored.code, restored.stderr).toBe(0);
+    expect(restored.stdout).toBe(`Restored homelab:people/ada-lovelace to v${h.total - 1}; that is now v${h.total + 1}.\n`);
     expect(json(['get', 'people/ada-lovelace']).title).toBe('Ada Lovelace');
-    expect(brain(['restore', '999999']).code).toBe(3);
-    expect(brain(['restore', '0']).code).toBe(2);
+    expect(brain(['restore', 'people/ada-lovelace', 'v999']).code).toBe(3);
+    expect(brain(['restore', 'people/ada-lovelace', 'v0']).code).toBe(2);
+    const missing = brain(['history', 'people/nobody']);
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toContain('does not exist');
   });
 
   it('ingest stores a document once and prints its id; kinds and config print the vocabulary and no secrets', () => {
@@ -178,5 +188,36 @@ describe('[pglite] brain knowledge commands (CLI, embedded brain)', { timeout: 2
     const again = json(['import', '--from', 'mcp-memory', file, '--subject', 'novel']);
     expect(again.topics).toMatchObject({ created: 0, updated: 0, unchanged: 3 });
     expect(brain(['import', '--from', 'elsewhere', file]).code).toBe(2);
+  });
+
+  it('archive hides a card until unarchive; merge folds one card into another; source cites a document', () => {
+    const archived = brain(['archive', 'people/crlf-person', '--reason', 'not needed']);
+    expect(archived.code, archived.stderr).toBe(0);
+    expect(archived.stdout).toMatch(/^Archived homelab:people\/crlf-person \(now v\d+\)\.\n$/);
+    const hidden = brain(['get', 'people/crlf-person']);
+    expect(hidden.code).toBe(3);
+    expect(hidden.stderr).toContain('homelab:people/crlf-person is archived');
+    expect(hidden.stderr).toContain('brain unarchive people/crlf-person');
+    expect(json<{ slug: string }[]>(['list', '--kind', 'person']).map((p) => p.slug)).not.toContain('people/crlf-person');
+    expect(brain(['archive', 'people/crlf-person']).stdout).toContain('was already archived; nothing changed');
+    expect(brain(['unarchive', 'people/crlf-person']).stdout).toMatch(/^Unarchived homelab:people\/crlf-person \(now v\d+\)\.\n$/);
+    expect(json<{ slug: string }[]>(['list', '--kind', 'person']).map((p) => p.slug)).toContain('people/crlf-person');
+
+    const merged = json(['merge', 'people/zoë-müller', 'people/pedro-franceschi', '--reason', 'one person in this test']);
+    expect(merged).toMatchObject({ from: 'people/zoë-müller', into: 'people/pedro-franceschi', body: 'appended' });
+    const gone = brain(['get', 'people/zoë-müller']);
+    expect(gone.code).toBe(3);
+    expect(gone.stderr).toContain('was merged into homelab:people/pedro-franceschi');
+    expect(brain(['merge', 'people/zoë-müller', 'people/pedro-franceschi']).code).toBe(1);
+    expect(brain(['merge', 'people/pedro-franceschi']).code).toBe(2);
+
+    const file = join(work, 'call.md');
+    writeFileSync(file, '# Call\n\nPedro said so.\n');
+    const cited = brain(['source', 'people/pedro-franceschi', '--file', file, '--title', 'Call notes', '--locator', 'para 2', '--quote', 'Pedro said so.']);
+    expect(cited.code, cited.stderr).toBe(0);
+    expect(cited.stdout).toMatch(/^Cited document \d+ \(stored now\) as a source of homelab:people\/pedro-franceschi\.\n$/);
+    expect(brain(['source', 'people/pedro-franceschi']).stdout).toMatch(/^- document \d+ "Call notes" @ para 2 — "Pedro said so\."\n$/);
+    expect(json<{ sources: unknown[] }>(['get', 'people/pedro-franceschi']).sources).toHaveLength(1);
+    expect(brain(['source', 'people/pedro-franceschi', '--quote', 'x']).code).toBe(2);
   });
 });
