@@ -236,6 +236,16 @@ interface TrigramCard {
   grams: Int32Array;
 }
 
+/**
+ * Whether a failure of the trigram query means pg_trgm is not there: its function is unknown
+ * (42883 undefined_function), brain_ext is missing (3F000 invalid_schema_name), or the extension is
+ * registered but its library is not on this server (58P01 undefined_file). Nothing else qualifies.
+ */
+export function trigramsUnavailable(error: unknown): boolean {
+  const state = sqlState(error);
+  return state === '42883' || state === '3F000' || state === '58P01';
+}
+
 /** All pairs with title similarity >= threshold, best first; null where pg_trgm is missing. */
 export async function similarTitles(run: LintRun, threshold: number): Promise<SimilarPair[] | null> {
   const table = sql.table(`${run.ctx.subject.name}.topics`);
@@ -262,9 +272,8 @@ export async function similarTitles(run: LintRun, threshold: number): Promise<Si
       after = Number(rows.at(-1)!.id);
     }
   } catch (error) {
-    // undefined_function / invalid_schema_name: pg_trgm is not installed in brain_ext.
-    const state = sqlState(error);
-    if (state === '42883' || state === '3F000') return null;
+    if (trigramsUnavailable(error)) return null;
+    // Anything else (a timeout, a cancelled lint, a lost connection) is not "pg_trgm is missing".
     throw error;
   }
 
