@@ -176,9 +176,14 @@ export const updateTopicInput = z.object({
 });
 export type UpdateTopicInput = z.input<typeof updateTopicInput>;
 
+/**
+ * The body with `addition` appended as a new paragraph, unless the body already says it
+ * (contains it verbatim, as upcast and merge also judge): remember with the same text and a
+ * new summary must change the summary, not repeat the text.
+ */
 export function appendBody(body: string, addition: string): string {
   const add = addition.trim();
-  if (!add) return body;
+  if (!add || body.includes(add)) return body;
   return body.trim() ? `${body.replace(/\s+$/, '')}\n\n${add}` : add;
 }
 
