@@ -1,5 +1,8 @@
-// deny-list.yaml: PII patterns, per-subject tokens and an allow list, compiled into the
-// rules Postgres applies to every write into `personal` (see migrations/global/0002).
+// deny-list.yaml: PII patterns, per-subject tokens and an allow list, turned into the
+// rules Postgres applies to every write into `personal` (migrations/global/0002 and 0009).
+// Tokens and allowed strings are compiled inside Postgres (brain_private.deny_token_pattern,
+// deny_allow_pattern), by the same folding the text goes through, when the bootstrap syncs
+// them (db/sync-deny-list.ts); here they are only validated and kept as written.
 import { z } from 'zod';
 import { ConfigError } from './errors.js';
 import { parseYamlConfig, readConfigFile } from './yaml-file.js';
@@ -8,7 +11,7 @@ const rule = z
   .object({
     label: z.string().trim().min(1),
     pattern: z.string().min(1),
-    check: z.enum(['luhn']).optional(),
+    check: z.enum(['luhn', 'ip', 'entropy']).optional(),
   })
   .strict();
 
@@ -24,26 +27,17 @@ export interface DenyRule {
   readonly id: number;
   readonly category: string;
   readonly label: string;
+  /** A PII rule's regular expression; '' for a subject's tokens (compiled by Postgres). */
   readonly pattern: string;
-  readonly check: 'luhn' | null;
+  readonly check: 'luhn' | 'ip' | 'entropy' | null;
+  /** A subject's tokens as written; null for a PII rule. */
+  readonly tokens: readonly string[] | null;
 }
 
 export interface DenyList {
   readonly rules: readonly DenyRule[];
-  /** One alternation of the escaped allowed strings, or '' when there are none. */
-  readonly allowPattern: string;
-}
-
-/** Escapes a literal for a PostgreSQL ARE. */
-export function escapeRegex(text: string): string {
-  return text.replace(/[\\.^$|?*+()[\]{}]/g, '\\$&');
-}
-
-function wordBounded(token: string): string {
-  const start = /^\w/u.test(token) ? '\\m' : '';
-  const end = /\w$/u.test(token) ? '\\M' : '';
-  // Inner whitespace matches any run of whitespace, so a line break does not hide a name.
-  return `${start}${escapeRegex(token).replace(/\s+/g, '\\s+')}${end}`;
+  /** Known-good strings, as written; removed from the folded text before it is scanned. */
+  readonly allow: readonly string[];
 }
 
 export const SUBJECT_TOKEN_LABEL = 'a word tied to a project';
@@ -52,7 +46,7 @@ export function parseDenyList(text: string, file: string): DenyList {
   const data = parseYamlConfig(text, file, fileSchema);
   const rules: DenyRule[] = [];
   for (const [name, r] of Object.entries(data.pii)) {
-    rules.push({ id: rules.length + 1, category: `pii:${name}`, label: r.label, pattern: r.pattern, check: r.check ?? null });
+    rules.push({ id: rules.length + 1, category: `pii:${name}`, label: r.label, pattern: r.pattern, check: r.check ?? null, tokens: null });
   }
   for (const [subject, tokens] of Object.entries(data.subjects)) {
     if (!tokens || tokens.length === 0) continue;
@@ -60,12 +54,12 @@ export function parseDenyList(text: string, file: string): DenyList {
       id: rules.length + 1,
       category: `subject-token:${subject}`,
       label: SUBJECT_TOKEN_LABEL,
-      pattern: tokens.map((t) => `(?:${wordBounded(t)})`).join('|'),
+      pattern: '',
       check: null,
+      tokens: Object.freeze([...tokens]),
     });
   }
-  const allow = data.allow ?? [];
-  return Object.freeze({ rules: Object.freeze(rules), allowPattern: allow.map(escapeRegex).join('|') });
+  return Object.freeze({ rules: Object.freeze(rules), allow: Object.freeze([...(data.allow ?? [])]) });
 }
 
 export function loadDenyList(file: string): DenyList {
