@@ -30,6 +30,7 @@ import {
 } from 'kysely';
 import type { EmbeddedDatabase } from './embedded.js';
 import { ident } from './sql.js';
+import { workPriority } from './work-order.js';
 
 const { serialize } = protocol;
 type BackendMessage = Awaited<ReturnType<PGlite['execProtocol']>>['messages'][number];
@@ -69,7 +70,7 @@ class PGliteRoleDriver implements Driver {
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    const release = await this.embedded.lock.acquire();
+    const release = await this.embedded.lock.acquire(workPriority());
     const connection = new PGliteRoleConnection(this.embedded, this.role, this.parameterTypes);
     this.releases.set(connection, release);
     return connection;

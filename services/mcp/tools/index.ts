@@ -2,6 +2,7 @@
 // annotations; failures become isError results with a hint, never protocol errors.
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
+import { asOneUnitOfWork } from '../../../db/work-order.js';
 import { guardToolInput } from '../input-guard.js';
 import { failure } from '../result.js';
 import { parseToolArgs } from '../tool-args.js';
@@ -73,7 +74,8 @@ export function registerTools(server: McpServer, deps: ToolDeps, logError: (erro
       async (args: unknown, ctx) => {
         try {
           guardToolInput(tool.name, args);
-          return await tool.run(parseToolArgs(tool.name, schema, args), deps, ctx);
+          // One unit of work: its trips to the embedded brain go before newer calls' (db/work-order.ts).
+          return await asOneUnitOfWork(() => tool.run(parseToolArgs(tool.name, schema, args), deps, ctx));
         } catch (error) {
           return failure(error, logError);
         }
