@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { restore as restoreVersion, targetName } from '../../services/knowledge/index.js';
 import { CliError, parse, printJson } from '../output.js';
 import { EXIT, SUBJECT_OPTIONS, SUBJECT_USAGE, withSubject } from '../subject.js';
@@ -15,7 +16,13 @@ export const restore: Command = {
     const { values, positionals } = parse(args, { ...SUBJECT_OPTIONS, reason: { type: 'string' }, episode: { type: 'string' } }, usage);
     const episode = values.episode;
     // One argument and no --episode names a backup file; a card's version is always SLUG vN.
-    if (positionals.length === 1 && episode === undefined) return restoreFromFile(positionals[0]!, values.json === true);
+    if (positionals.length === 1 && episode === undefined) {
+      // `brain restore 12` was a version id once; versions are now per card.
+      if (/^v?\d+$/.test(positionals[0]!) && !existsSync(positionals[0]!)) {
+        throw new CliError(`versions are numbered per card: name the card and the version, e.g. brain restore tool/restic v${positionals[0]!.replace(/^v/, '')}\nusage: ${usage}`);
+      }
+      return restoreFromFile(positionals[0]!, values.json === true);
+    }
     const [slug, version] = episode === undefined ? positionals : [undefined, positionals[0]];
     if (positionals.length !== (episode === undefined ? 2 : 1) || version === undefined) throw new CliError(`name the card and the version, e.g. brain restore tool/restic v2\nusage: ${usage}`);
     const m = /^v?(\d+)$/.exec(version);

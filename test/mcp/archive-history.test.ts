@@ -79,6 +79,10 @@ describeOnBothDatabases('history, archive, merge and sources over MCP', (brain) 
     const again = await call('history', { slug: 'env/nas', restore: 4 });
     expect(again.isError).toBe(true);
     expect(text(again)).toContain('v4 is already the current version of homelab:env/nas');
+    // Episodes are numbered the same way.
+    const [{ id: episode }] = (await q<{ id: number }>("SELECT id::int AS id FROM homelab.episodes WHERE title = 'Restic repo locked'")) as [{ id: number }];
+    expect(text(await call('history', { episodeId: episode }))).toMatch(new RegExp(`^History of episode ${episode} in homelab: 1 version, v1 is current\\.\\nv1 \\(current\\) · [^\\n]* · record-episode\\n  created: "Restic repo locked"$`));
+    expect(text(await call('history', { episodeId: 999999 }))).toMatch(/^Error \(not_found\): episode 999999 does not exist in homelab/);
     const missing = await call('history', { slug: 'env/never-was' });
     expect(missing.isError).toBe(true);
     expect(text(missing)).toMatch(/Error \(not_found\): the card homelab:env\/never-was does not exist[\s\S]*Hint: Search first/);

@@ -33,6 +33,8 @@ describeOnBothDatabases('isolation through MCP', (brain) => {
     await brain().admin.query(`INSERT INTO novel.topics (slug, kind, title, body) VALUES ('novel/chapter-1', 'chapter-summary', 'Chapter 1b', $1)`, [SECRET]);
     await brain().admin.query(`INSERT INTO personal.topics (slug, kind, title) VALUES ('keep/me', 'concept', 'Keep me')`);
     await brain().admin.query(`INSERT INTO homelab.topics (slug, kind, title) VALUES ('env/nas', 'environment', 'NAS')`);
+    // The crafted calls aim at env/nas (and may archive or merge it); health is read from a card they never name.
+    await brain().admin.query(`INSERT INTO homelab.topics (slug, kind, title) VALUES ('env/health', 'environment', 'Health')`);
     server = await startTestServer(brain(), 'homelab', { rateLimit: { perSecond: 10_000, burst: 10_000 } });
     client = await connectClient(server.url);
   });
@@ -41,7 +43,9 @@ describeOnBothDatabases('isolation through MCP', (brain) => {
     await server?.close();
   });
 
-  it('crafted values in every parameter of every tool never reach novel and never delete from personal', async () => {
+  // Over 1,000 calls (every parameter of 14 tools, 15 values each): 60 s was too short for PGlite
+  // on a busy 2-core machine once archive joined the tools.
+  it('crafted values in every parameter of every tool never reach novel and never delete or archive in personal', { timeout: 240_000 }, async () => {
     const { tools } = await client.listTools();
     const before = await brain().admin.query<{ n: number }>('SELECT (SELECT count(*) FROM personal.topics)::int AS n');
     const novelBefore = await brain().admin.query('SELECT slug, title, body, updated_at FROM novel.topics ORDER BY slug');
@@ -70,6 +74,7 @@ describeOnBothDatabases('isolation through MCP', (brain) => {
     expect(await brain().admin.query("SELECT 1 FROM personal.topics WHERE slug = 'keep/me'")).toHaveLength(1);
     const deletes = await brain().admin.query("SELECT 1 FROM personal.outbox WHERE operation = 'DELETE'");
     expect(deletes).toEqual([]);
+    expect(await brain().admin.query('SELECT slug FROM personal.topics WHERE archived_at IS NOT NULL OR merged_into IS NOT NULL')).toEqual([]);
   });
 
   it('huge inputs are refused cleanly and the server stays healthy', async () => {
@@ -77,6 +82,6 @@ describeOnBothDatabases('isolation through MCP', (brain) => {
     expect(r.isError).toBe(true);
     const big = await client.callTool({ name: 'record', arguments: { kind: 'note', date: '2026-11-01', title: 'x'.repeat(10_000) } });
     expect(big.isError).toBe(true);
-    expect((await client.callTool({ name: 'get', arguments: { slug: 'env/nas' } })).isError).toBeFalsy();
+    expect((await client.callTool({ name: 'get', arguments: { slug: 'env/health' } })).isError).toBeFalsy();
   });
 });
