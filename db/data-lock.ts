@@ -1,6 +1,6 @@
 // One process at a time may open the embedded brain's data directory: two PGlite
 // instances on the same files would corrupt them.
-import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, linkSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { basename } from 'node:path';
 
 export class DataDirBusyError extends Error {
@@ -52,13 +52,33 @@ export function commandOf(pid: number): string | undefined {
   return at === -1 ? args.join(' ') || undefined : ['brain', ...args.slice(at + 1)].join(' ');
 }
 
+/**
+ * Creates the lock file with this process's PID already in it: written beside it, then
+ * hard-linked into place, which fails if it exists. Created empty and written after, a
+ * second process could read it empty in between, take it for stale and remove it, and two
+ * processes would open the same files. Where hard links are not supported, open-then-write.
+ */
+function createLock(lockFile: string): void {
+  const tmp = `${lockFile}.${process.pid}.tmp`;
+  writeFileSync(tmp, String(process.pid), { mode: 0o600 });
+  try {
+    linkSync(tmp, lockFile);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw error;
+    const fd = openSync(lockFile, 'wx', 0o600);
+    writeSync(fd, String(process.pid));
+    closeSync(fd);
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+}
+
 /** Takes the lock file (removing a stale one); returns its release function. */
 export function lockDataDir(lockFile: string, warn: (message: string) => void = (m) => process.stderr.write(`brain: warning: ${m}\n`)): () => void {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const fd = openSync(lockFile, 'wx', 0o600);
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
+      createLock(lockFile);
       return () => rmSync(lockFile, { force: true });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;

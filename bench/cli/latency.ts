@@ -1,0 +1,158 @@
+// CLI latency as a person feels it: wall time of whole processes, from spawn to exit (or to
+// the banner), p50 and p95 over several runs, on a fresh brain in a temporary BRAIN_HOME.
+//   - `brain --help`, `brain version`: no database, no heavy modules;
+//   - `brain up`: spawn to the banner on a warm data directory (initialised once, restarted),
+//     with the phases of the median start as the banner prints them;
+//   - `brain search` (MCP to the running brain), `brain stats` (its database link) with the
+//     brain running, and `brain search` with it stopped (the command opens PGlite itself);
+//   - the `npm start` build check when dist/ is current (scripts/build-if-stale.mjs), and,
+//     with --tsc, what `tsc --incremental` takes to find nothing to do, for comparison.
+// Numbers only, no assertions; the load average is printed with them (a 2-core machine
+// shared with other work moves every figure).
+//
+//   npm run build && node dist/bench/cli/latency.js [--runs 20] [--starts 5] [--stopped 5] [--cards 200] [--embedder none|auto|offline] [--tsc]
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { PACKAGE_ROOT } from '../../config/package.js';
+import { percentile } from '../search/metrics.js';
+
+const BRAIN_JS = join(PACKAGE_ROOT, 'dist', 'cli', 'brain.js');
+const WORDS = ['pipelines', 'postgres', 'router', 'backup', 'kernel', 'pools', 'disk', 'nas', 'vpn', 'python'];
+
+const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+
+function timed(args: string[], env: NodeJS.ProcessEnv, input?: string): { ms: number; code: number | null; stdout: string; stderr: string } {
+  const started = performance.now();
+  const r = spawnSync(process.execPath, [BRAIN_JS, ...args], { env, input, encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
+  return { ms: performance.now() - started, code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function checked(r: ReturnType<typeof timed>, what: string): ReturnType<typeof timed> {
+  if (r.code !== 0) throw new Error(`${what} exited ${r.code}: ${r.stderr}`);
+  return r;
+}
+
+/** Spawns `brain up`; resolves at the banner with the time it took, the phases line and the stop. */
+function startBrain(env: NodeJS.ProcessEnv): Promise<{ ms: number; phases: string; stop(): Promise<void> }> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [BRAIN_JS, 'up'], { env });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      if (!/Stop with Ctrl-C/.test(out)) return;
+      child.stdout.off('data', onData);
+      child.stderr.off('data', onData);
+      resolve({
+        ms: performance.now() - started,
+        phases: /Started in (.*)\n/.exec(out)?.[1] ?? '(no phases line)',
+        stop: () =>
+          new Promise((done) => {
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+          }),
+      });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`brain up exited ${code} before its banner:\n${out}`)));
+  });
+}
+
+interface Row {
+  what: string;
+  runs: number;
+  p50: number;
+  p95: number;
+  note?: string;
+}
+
+const row = (what: string, ms: number[], note?: string): Row => ({ what, runs: ms.length, p50: percentile(ms, 50), p95: percentile(ms, 95), ...(note ? { note } : {}) });
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      runs: { type: 'string', default: '20' },
+      starts: { type: 'string', default: '5' },
+      stopped: { type: 'string', default: '5' },
+      cards: { type: 'string', default: '200' },
+      embedder: { type: 'string', default: 'none' },
+      tsc: { type: 'boolean', default: false },
+    },
+  });
+  const runs = Number(values.runs);
+  const home = mkdtempSync(join(tmpdir(), 'brain-cli-bench-'));
+  const configDir = mkdtempSync(join(tmpdir(), 'brain-cli-bench-config-'));
+  const base = 30000 + Math.floor(Math.random() * 20000);
+  writeFileSync(join(configDir, 'subjects.yaml'), `role_prefix: brain_\nsubjects:\n${['personal', 'homelab', 'novel', 'book'].map((s, i) => `  ${s}:\n    port: ${base + i}\n`).join('')}`);
+  for (const f of ['kinds.yaml', 'deny-list.yaml']) writeFileSync(join(configDir, f), readFileSync(join(PACKAGE_ROOT, f)));
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, BRAIN_HOME: home, BRAIN_CONFIG_DIR: configDir, BRAIN_EMBEDDER: values.embedder, BRAIN_SUBJECT: 'homelab' };
+  const rows: Row[] = [];
+  const loadBefore = loadAverage();
+  let medianPhases = '';
+  try {
+    process.stderr.write(`brain init and ${values.cards} cards in ${home} ...\n`);
+    checked(timed(['init'], env), 'brain init');
+    const lines = Array.from({ length: Number(values.cards) }, (_, i) =>
+      JSON.stringify({ tool: 'remember', args: { kind: 'tool', title: `Tool ${i} ${WORDS[i % WORDS.length]}`, body: `Notes on ${WORDS[i % WORDS.length]} and ${WORDS[(i * 7) % WORDS.length]}, card ${i}.`, forceNew: true, reason: 'bench' } }),
+    );
+    timed(['pipe'], env, `${lines.join('\n')}\n`);
+
+    const check = (args: string[], n: number) => Array.from({ length: n }, () => checked(timed(args, env), `brain ${args.join(' ')}`).ms);
+    rows.push(row('brain --help', check(['--help'], runs)));
+    rows.push(row('brain version', check(['version'], runs)));
+
+    const starts: { ms: number; phases: string }[] = [];
+    for (let i = 0; i < Number(values.starts); i++) {
+      const b = await startBrain(env);
+      starts.push({ ms: b.ms, phases: b.phases });
+      await b.stop();
+    }
+    const sorted = [...starts].sort((a, b) => a.ms - b.ms);
+    medianPhases = sorted[Math.ceil(sorted.length / 2) - 1]?.phases ?? '';
+    rows.push(row('brain up: spawn to banner (warm data directory)', starts.map((s) => s.ms)));
+
+    const running = await startBrain(env);
+    // Its warm-up and first maintenance pass run just after the banner; measure the brain in use.
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    rows.push(row('brain search, brain running (its MCP server)', Array.from({ length: runs }, (_, i) => checked(timed(['search', WORDS[i % WORDS.length]!], env), 'brain search').ms)));
+    rows.push(row('brain stats, brain running (its database link)', check(['stats'], runs)));
+    await running.stop();
+    rows.push(row('brain search, brain stopped (opens PGlite)', Array.from({ length: Number(values.stopped) }, (_, i) => checked(timed(['search', WORDS[i % WORDS.length]!], env), 'brain search').ms)));
+
+    const buildCheck = Array.from({ length: runs }, () => {
+      const started = performance.now();
+      const r = spawnSync(process.execPath, [join(PACKAGE_ROOT, 'scripts', 'build-if-stale.mjs')], { cwd: PACKAGE_ROOT, encoding: 'utf8' });
+      if (r.status !== 0 || r.stderr.includes('building')) throw new Error(`dist/ is not current; build first:\n${r.stderr}`);
+      return performance.now() - started;
+    });
+    rows.push(row('npm start build check, dist/ current (node scripts/build-if-stale.mjs)', buildCheck));
+    if (values.tsc) {
+      const info = join(home, 'bench.tsbuildinfo');
+      const out = join(home, 'tsc-out');
+      const tsc = () => {
+        const started = performance.now();
+        spawnSync(process.execPath, [join(PACKAGE_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--incremental', '--tsBuildInfoFile', info, '--outDir', out], { cwd: PACKAGE_ROOT });
+        return performance.now() - started;
+      };
+      const first = tsc();
+      rows.push(row('tsc --incremental, nothing changed (for comparison)', [tsc(), tsc()], `first build ${(first / 1000).toFixed(1)} s`));
+    }
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+    rmSync(configDir, { recursive: true, force: true });
+  }
+  const ms = (n: number) => (n >= 10_000 ? `${(n / 1000).toFixed(1)} s` : `${Math.round(n).toLocaleString('en')} ms`);
+  const width = Math.max(...rows.map((r) => r.what.length));
+  process.stdout.write(
+    `CLI latency (Node ${process.version}, ${cpus().length} cores, BRAIN_EMBEDDER=${values.embedder}, ${values.cards} cards; load average ${loadBefore} before, ${loadAverage()} after)\n\n` +
+      `${'what'.padEnd(width)}  runs  ${'p50'.padStart(8)}  ${'p95'.padStart(8)}\n` +
+      rows.map((r) => `${r.what.padEnd(width)}  ${String(r.runs).padStart(4)}  ${ms(r.p50).padStart(8)}  ${ms(r.p95).padStart(8)}${r.note ? `  (${r.note})` : ''}`).join('\n') +
+      `\n\nPhases of the median start: ${medianPhases}\n`,
+  );
+}
+
+await main();

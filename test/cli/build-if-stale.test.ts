@@ -1,0 +1,97 @@
+// `npm start` and `npm install` build dist/ only when it is out of date
+// (scripts/build-if-stale.mjs): checked on a small project of its own, so the test runs tsc
+// in seconds and can change sources freely; and on this checkout, where the test setup has
+// just built dist/, a second `npm start`'s prestart must not run tsc.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PACKAGE_ROOT } from '../../config/package.js';
+
+describe('scripts/build-if-stale.mjs', () => {
+  let dir: string;
+  const run = () => spawnSync(process.execPath, [join(dir, 'scripts', 'build-if-stale.mjs')], { cwd: dir, encoding: 'utf8' });
+  /** Rewrites src/a.ts, its compiled file dated before it (as when an editor saves a second after a build). */
+  const source = (text: string) => {
+    writeFileSync(join(dir, 'src', 'a.ts'), text);
+    const out = join(dir, 'dist', 'src', 'a.js');
+    if (existsSync(out)) utimesSync(out, new Date(0), new Date(0));
+  };
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'brain-build-'));
+    mkdirSync(join(dir, 'scripts'));
+    mkdirSync(join(dir, 'src'));
+    copyFileSync(join(PACKAGE_ROOT, 'scripts', 'build-if-stale.mjs'), join(dir, 'scripts', 'build-if-stale.mjs'));
+    // TypeScript resolves from the project, as in a checkout after npm install.
+    symlinkSync(join(PACKAGE_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, outDir: 'dist', rootDir: '.', types: [] } }));
+    writeFileSync(join(dir, 'tsconfig.build.json'), JSON.stringify({ extends: './tsconfig.json', include: ['src', 'cli'] }));
+    mkdirSync(join(dir, 'cli'));
+    writeFileSync(join(dir, 'cli', 'brain.ts'), "import { a } from '../src/a.js';\nconsole.log(a);\n");
+    source('export const a: number = 1;\n');
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('builds when dist/ is missing, then not again until a source changes', { timeout: 120_000 }, () => {
+    const first = run();
+    expect(first.status, first.stderr).toBe(0);
+    expect(first.stderr).toContain('building dist/ (dist/ has not been built');
+    const built = statSync(join(dir, 'dist', 'cli', 'brain.js')).mtimeMs;
+
+    const second = run();
+    expect(second.status, second.stderr).toBe(0);
+    expect(second.stderr).toBe('');
+    expect(statSync(join(dir, 'dist', 'cli', 'brain.js')).mtimeMs).toBe(built);
+
+    source('export const a: number = 2;\n');
+    const third = run();
+    expect(third.stderr).toContain('building dist/ (src/a.ts changed');
+    expect(readFileSync(join(dir, 'dist', 'src', 'a.js'), 'utf8')).toContain('= 2');
+  });
+
+  it('a new source and a changed tsconfig rebuild; a failed build is tried again until it passes', { timeout: 180_000 }, () => {
+    writeFileSync(join(dir, 'src', 'b.ts'), 'export const b = 1;\n');
+    expect(run().stderr).toContain('src/b.ts is not compiled');
+
+    source('export const a: number = "not a number";\n');
+    const failed = run();
+    expect(failed.status).toBe(1);
+    expect(failed.stderr).toContain('the build failed');
+    expect(existsSync(join(dir, 'dist', '.build-failed'))).toBe(true);
+    // tsc wrote the JavaScript anyway: without the mark, the next start would run code that did not typecheck.
+    expect(run().stderr).toContain('building dist/ (the last build failed');
+
+    source('export const a: number = 3;\n');
+    expect(run().status).toBe(0);
+    expect(existsSync(join(dir, 'dist', '.build-failed'))).toBe(false);
+
+    utimesSync(join(dir, 'dist', 'cli', 'brain.js'), new Date(0), new Date(0));
+    expect(run().stderr).toContain('tsconfig.json changed');
+    expect(run().stderr).toBe('');
+  });
+});
+
+describe('npm start on this checkout', () => {
+  it('a second start runs no tsc: dist/ was built by the test setup and prestart leaves it alone', () => {
+    const entry = join(PACKAGE_ROOT, 'dist', 'cli', 'brain.js');
+    const before = statSync(entry).mtimeMs;
+    const started = performance.now();
+    const r = spawnSync('npm', ['run', '-s', 'prestart'], { cwd: PACKAGE_ROOT, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
+    const ms = performance.now() - started;
+    expect(r.status, r.stderr).toBe(0);
+    // A source edited since the setup's build (someone working in this checkout) would rebuild, and say which.
+    expect(r.stderr, 'prestart rebuilt dist/').not.toContain('building dist/');
+    expect(statSync(entry).mtimeMs).toBe(before);
+    console.log(`prestart with dist/ current: ${Math.round(ms)} ms (npm included)`);
+  });
+
+  it('package.json runs the check before start and on install, never tsc directly', () => {
+    const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(pkg.scripts.prestart).toBe('node scripts/build-if-stale.mjs');
+    expect(pkg.scripts.prepare).toBe('node scripts/build-if-stale.mjs');
+    expect(pkg.scripts.start).toBe('node dist/cli/brain.js up');
+  });
+});
