@@ -16,3 +16,14 @@ export const READ_WHERE_USED = {
 } as const;
 
 export const ENVIRONMENT_VARIABLES: readonly string[] = Object.freeze([...RUNTIME_VARIABLES, ...Object.keys(READ_WHERE_USED)]);
+
+/**
+ * The system's own variables the code reads, not the brain's configuration (README says so
+ * under its table): where they are read and why.
+ */
+export const SYSTEM_VARIABLES = {
+  /** `brain service` looks for systemctl/launchctl on it before running them. */
+  PATH: 'cli/commands/service.ts',
+  /** Where systemd looks for user units, when set (else ~/.config). */
+  XDG_CONFIG_HOME: 'cli/commands/service.ts',
+} as const;

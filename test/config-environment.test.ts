@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ENVIRONMENT_VARIABLES, READ_WHERE_USED } from '../config/environment.js';
+import { ENVIRONMENT_VARIABLES, READ_WHERE_USED, SYSTEM_VARIABLES } from '../config/environment.js';
 import { PACKAGE_ROOT } from '../config/package.js';
 import { loadSubjects } from '../config/subjects.js';
 import { renderCompose } from '../services/deploy/compose.js';
@@ -45,14 +45,19 @@ describe('environment variables', () => {
     expect([...documented].sort()).toEqual([...ENVIRONMENT_VARIABLES].sort());
   });
 
-  it('the code reads no variable outside the list, and each read-where-used variable where the list says', () => {
+  it('the code reads no variable outside the lists, and each one read where it is used where the list says', () => {
     const reads = code.flatMap(({ file, text }) => [...text.matchAll(READ)].map((m) => ({ file, name: (m[1] ?? m[2])! })));
     expect(reads.length).toBeGreaterThan(5);
-    expect(reads.filter((r) => !ENVIRONMENT_VARIABLES.includes(r.name))).toEqual([]);
-    for (const [name, where] of Object.entries(READ_WHERE_USED)) {
+    expect(reads.filter((r) => !ENVIRONMENT_VARIABLES.includes(r.name) && !(r.name in SYSTEM_VARIABLES))).toEqual([]);
+    for (const [name, where] of Object.entries({ ...READ_WHERE_USED, ...SYSTEM_VARIABLES })) {
       for (const file of where.split(', ')) expect(reads, `${name} in ${file}`).toContainEqual({ file, name });
-      expect(reads.filter((r) => r.name === name).map((r) => r.file).sort(), name).toEqual(where.split(', ').sort());
+      expect([...new Set(reads.filter((r) => r.name === name).map((r) => r.file))].sort(), name).toEqual(where.split(', ').sort());
     }
+  });
+
+  it("README names the system's variables the code reads, below its table", () => {
+    const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('stack variable'));
+    for (const name of Object.keys(SYSTEM_VARIABLES)) expect(section, name).toContain(`\`${name}\``);
   });
 
   it('no BRAIN_ name appears in the code that neither table documents', () => {
