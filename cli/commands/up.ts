@@ -1,7 +1,5 @@
 import { loadRuntimeConfig } from '../../config/runtime.js';
-import { requestNewBrain } from '../../db/open.js';
-import { createLogger } from '../../services/runtime/logger.js';
-import { closeOnSignals, serveAll, type RunningBrain } from '../../services/runtime/serve.js';
+import type { RunningBrain } from '../../services/runtime/serve.js';
 import { StartPhases } from '../../services/runtime/start-phases.js';
 import { parse, table } from '../output.js';
 import type { Command } from './index.js';
@@ -15,11 +13,18 @@ export const up: Command = {
     // Counted from the process's start: Node and the modules are the first step.
     const phases = new StartPhases();
     const { values } = parse(args, { init: { type: 'boolean' } }, usage);
+    const rt = loadRuntimeConfig();
+    const { openAdmin, requestNewBrain } = await import('../../db/open.js');
+    phases.mark('modules loaded');
     // --init: start a new, empty brain even when secrets exist beside a missing data directory.
     if (values.init) requestNewBrain();
-    const rt = loadRuntimeConfig();
+    // PGlite compiles its WebAssembly on other threads: the embedded brain starts opening now,
+    // while the servers' modules (fastify, the MCP SDK, the tools) load on this one.
+    const opening = rt.mode === 'embedded' ? openAdmin(rt, { mark: phases.mark }) : undefined;
+    opening?.catch(() => undefined);
+    const [{ closeOnSignals, serveAll }, { createLogger }] = await Promise.all([import('../../services/runtime/serve.js'), import('../../services/runtime/logger.js')]);
     const logger = createLogger('claude-brain', process.env.BRAIN_LOG_LEVEL ?? 'warn');
-    const brain = await serveAll(rt, logger, phases);
+    const brain = await serveAll(rt, logger, phases, opening);
     const where = rt.mode === 'embedded' ? `embedded brain (PGlite) in ${rt.dataDir}` : 'database server';
     process.stdout.write(
       `claude-brain is up: ${where}.\n\n` +

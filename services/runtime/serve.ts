@@ -8,7 +8,7 @@ import { findSubject, loadSubjects, type Subject } from '../../config/subjects.j
 import type { EmbeddedDatabase } from '../../db/embedded.js';
 import { startEmbeddedMaintenance } from '../../db/embedded-maintenance.js';
 import { startLinkServer } from '../../db/link-server.js';
-import { openAdmin, openSubject, runBootstrap } from '../../db/open.js';
+import { openAdmin, openSubject, runBootstrap, type AdminConnection } from '../../db/open.js';
 import { publishRunning } from '../../db/running-file.js';
 import { openEmbeddedSubjectDb, type SubjectDb } from '../../db/subject-db.js';
 import { chooseEmbedder, type EmbedderChoice } from './embedding.js';
@@ -139,7 +139,7 @@ async function afterListening(
 
 /** One subject, with only that subject's credentials. */
 export async function serveOne(rt: RuntimeConfig, name: string, logger: Logger, port?: number, phases = new StartPhases()): Promise<RunningBrain> {
-  phases.mark('modules loaded');
+  phases.mark('server modules loaded');
   // The embedder's health check (Ollama's) runs while the database opens.
   const choosing = chooseEmbedder(rt);
   choosing.catch(() => undefined);
@@ -168,9 +168,8 @@ export async function serveOne(rt: RuntimeConfig, name: string, logger: Logger, 
 }
 
 /** Every subject. Embedded: one PGlite shared by all, each server on its own role. */
-export async function serveAll(rt: RuntimeConfig, logger: Logger, phases = new StartPhases()): Promise<RunningBrain> {
-  phases.mark('modules loaded');
-  const cfg = loadSubjects(rt.subjectsFile);
+export async function serveAll(rt: RuntimeConfig, logger: Logger, phases = new StartPhases(), opening?: Promise<AdminConnection>): Promise<RunningBrain> {
+  phases.mark('server modules loaded');
   const servers: RunningSubjectServer[] = [];
   const closers: (() => Promise<void>)[] = [];
   let after: AfterListening | undefined;
@@ -186,10 +185,19 @@ export async function serveAll(rt: RuntimeConfig, logger: Logger, phases = new S
   const choosing = chooseEmbedder(rt);
   choosing.catch(() => undefined);
   let embedder: EmbedderChoice;
+  const cfg = (() => {
+    try {
+      return loadSubjects(rt.subjectsFile);
+    } catch (error) {
+      void opening?.then((a) => a.close()).catch(() => undefined);
+      throw error;
+    }
+  })();
   try {
     let embedded: EmbeddedDatabase | undefined;
     if (rt.mode === 'embedded') {
-      const admin = await openAdmin(rt, { mark: phases.mark });
+      // Already opening when the caller started it while the modules loaded (cli/commands/up.ts).
+      const admin = await (opening ?? openAdmin(rt, { mark: phases.mark }));
       closers.push(() => admin.close());
       await runBootstrap(rt, admin, cfg, { skipIfCurrent: true, mark: phases.mark });
       embedded = admin.embedded!;
