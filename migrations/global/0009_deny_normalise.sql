@@ -62,6 +62,12 @@ BEGIN
         IF n > 0 AND (n < 55296 OR n > 57343) THEN t := replace(t, '\u' || m[1], chr(n::int)); END IF;
       END LOOP;
     END IF;
+    IF t ~* '\\u\{[0-9a-f]{1,6}\}' THEN
+      FOR m IN SELECT DISTINCT x FROM regexp_matches(t, '\\u\{([0-9a-f]{1,6})\}', 'gi') AS x LOOP
+        n := ('x' || lpad(m[1], 8, '0'))::bit(32)::bigint;
+        IF n > 0 AND n <= 1114111 AND (n < 55296 OR n > 57343) THEN t := replace(t, '\u{' || m[1] || '}', chr(n::int)); END IF;
+      END LOOP;
+    END IF;
     IF t ~* '\\x[0-7][0-9a-f]' THEN
       FOR m IN SELECT DISTINCT x FROM regexp_matches(t, '\\x([0-7][0-9a-f])', 'gi') AS x LOOP
         n := ('x' || lpad(m[1], 8, '0'))::bit(32)::bigint;
@@ -92,8 +98,9 @@ BEGIN
       t := replace(replace(t, '&amp;', '&'), '&AMP;', '&');
     END IF;
   END LOOP;
-  -- %-escapes: each run that decodes to UTF-8 (a run that does not is left as it is).
-  IF strpos(t, '%') > 0 AND t ~ '%[0-9A-Fa-f]{2}' THEN
+  -- %-escapes, twice (%2520): each run that decodes to UTF-8 (a run that does not is left).
+  FOR pass IN 1 .. 2 LOOP
+    EXIT WHEN strpos(t, '%') = 0 OR t !~ '%[0-9A-Fa-f]{2}';
     FOR m IN SELECT DISTINCT x FROM regexp_matches(t, '((?:%[0-9A-Fa-f]{2})+)', 'g') AS x LOOP
       BEGIN
         decoded := convert_from(decode(replace(m[1], '%', ''), 'hex'), 'UTF8');
@@ -102,7 +109,7 @@ BEGIN
         NULL;
       END;
     END LOOP;
-  END IF;
+  END LOOP;
   RETURN t;
 END
 $$;
@@ -116,7 +123,7 @@ DECLARE
   t text := brain_private.deny_decode(input);
 BEGIN
   IF t IS NULL OR t = '' THEN RETURN t; END IF;
-  IF t ~ '[^\x01-\x7e]' THEN
+  IF octet_length(t) <> length(t) THEN
     -- Compatibility decomposition: full-width and math letters, ligatures, superscripts,
     -- no-break and other spaces become their plain forms; accents become combining marks.
     t := normalize(t, NFKD);
@@ -126,21 +133,27 @@ BEGIN
       '[\u0300-\u036f\u0483-\u0489\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7\u0610-\u061a\u064b-\u065f\u0670\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\U000e0000-\U000e007f\U000e0100-\U000e01ef]',
       '', 'g');
     -- Look-alikes: Cyrillic and Greek letters that pass for Latin ones, Latin letters
-    -- without a decomposition (ø, ł, đ), small capitals; typographic quotes, dashes, dots.
+    -- without a decomposition (ø, ł, đ), small capitals, Armenian o/u/h/n/g; typographic
+    -- quotes, dashes, dots. (translate() scans its whole list per character: only text
+    -- that holds one of them pays for it.)
+    IF t ~ '[\u0370-\u03ff\u0400-\u052f\u0531-\u058f\u0131\u0237\u0251\u0261\u0269\u00d0\u00f0\u00d8\u00f8\u0110\u0111\u0126\u0127\u0141\u0142\u0166\u0167\u0180\u0268\u0280\u0299\u029c\u029f\u028f\u0262\u026a\u0274\u1d00-\u1d22\u2018-\u201f\u2032\u2033\u02bb\u02bc\u2010-\u2015\u2212\u2043\u00b7\u2027\u3002\u30fb\u2219\u22c5]' THEN
     t := translate(t,
-      'аАвВеЕкКмМнНоОрРсСтТуУхХѕЅіІјЈһҺԁԀԛԚԝԜүҮӏӀьЬгпишαΑβΒγεΕΖηΗιΙκΚμΜνΝοΟρΡτΤυΥχΧωϲϹςϳıȷɑɡɩøØłŁđĐħĦŧŦðÐƀɨʀᴀʙᴄᴅᴇɢʜɪᴊᴋʟᴍɴᴏᴘᴛᴜᴠᴡʏᴢ‘’‚‛′ʼʻ“”„‟″‐‑‒–—―−⁃·‧。・∙⋅',
-      'aAbBeEkKmMhHoOpPcCtTyYxXsSiIjJhHdDqQwWyYlIbbrnuwaAbByeEZnHiIkKuMvNoOpPtTuYxXwcCsjijagioOlLdDhHtTdDbiRABCDEGHIJKLMNOPTUVWYZ'
+      'аАвВеЕкКмМнНоОрРсСтТуУхХѕЅіІјЈһҺԁԀԛԚԝԜүҮӏӀьЬгпишαΑβΒγεΕΖηΗιΙκΚμΜνΝοΟρΡτΤυΥχΧωϲϹςϳıȷɑɡɩøØłŁđĐħĦŧŦðÐƀɨʀᴀʙᴄᴅᴇɢʜɪᴊᴋʟᴍɴᴏᴘᴛᴜᴠᴡʏᴢօսՍհոցԁ‘’‚‛′ʼʻ“”„‟″‐‑‒–—―−⁃·‧。・∙⋅',
+      'aAbBeEkKmMhHoOpPcCtTyYxXsSiIjJhHdDqQwWyYlIbbrnuwaAbByeEZnHiIkKuMvNoOpPtTuYxXwcCsjijagioOlLdDhHtTdDbiRABCDEGHIJKLMNOPTUVWYZouUhngd'
         || repeat(chr(39), 7) || '"""""--------......');
+    END IF;
     IF t ~ '[ßæÆœŒþÞ]' THEN
       t := replace(replace(replace(replace(replace(replace(replace(t, 'ß', 'ss'), 'æ', 'ae'), 'Æ', 'AE'), 'œ', 'oe'), 'Œ', 'OE'), 'þ', 'th'), 'Þ', 'TH');
     END IF;
   END IF;
   -- Defanged addresses: 192[.]168(.)1{.}20, name[at]example[dot]com, [:] in IPv6.
-  IF t ~ '[\[({<]' THEN
+  IF strpos(t, '[') > 0 OR strpos(t, '(') > 0 OR strpos(t, '{') > 0 OR strpos(t, '<') > 0 THEN
     t := regexp_replace(t, '\s*[\[({<]\s*(?:\.|dot)\s*[\])}>]\s*', '.', 'gi');
     t := regexp_replace(t, '\s*[\[({<]\s*(?:@|at)\s*[\])}>]\s*', '@', 'gi');
     t := regexp_replace(t, '\[:\]', ':', 'g');
   END IF;
+  -- name @ example.com (a space on both sides; a handle such as @alice has none after).
+  IF strpos(t, '@') > 0 AND t ~ '\s@\s' THEN t := regexp_replace(t, '\s+@\s+', '@', 'g'); END IF;
   RETURN t;
 END
 $$;
@@ -152,18 +165,29 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
   t text := folded;
+  m text;
 BEGIN
   IF t IS NULL OR t = '' THEN RETURN t; END IF;
-  IF t ~ '[^\x01-\x7e]' THEN
+  IF octet_length(t) <> length(t) AND t ~ '[\u0391-\u03a9\u0400-\u042f]' THEN
     -- lower() folds only ASCII under the C locale: the other capitals of Cyrillic and Greek here.
     t := translate(t, 'ЀЁЂЃЄЅІЇЈЉЊЋЌЍЎЏАБВГДЕЖЗИЙКЛМНОПРСТУФХЦЧШЩЪЫЬЭЮЯΑΒΓΔΕΖΗΘΙΚΛΜΝΞΟΠΡΣΤΥΦΧΨΩ',
                       'ѐёђѓєѕіїјљњћќѝўџабвгдежзийклмнопрстуфхцчшщъыьэюяαβγδεζηθικλμνξοπρστυφχψω');
   END IF;
   t := lower(t);
-  IF strpos(t, '<') > 0 THEN t := regexp_replace(t, '</?[a-z][^<>]{0,200}>', ' ', 'g'); END IF;
-  IF t ~ '-[ \t]*\r?\n' THEN t := regexp_replace(t, '-[ \t]*\r?\n[ \t]*', '', 'g'); END IF;
-  t := regexp_replace(t, '[*~`]+', '', 'g');
+  -- HTML tags go without a trace: <b>Ils</b>abet is Ilsabet.
+  IF strpos(t, '<') > 0 THEN t := regexp_replace(t, '</?[a-z][^<>]{0,200}>', '', 'g'); END IF;
+  IF strpos(t, E'\n') > 0 AND strpos(t, '-') > 0 THEN t := regexp_replace(t, '-[ \t]*\r?\n[ \t]*', '', 'g'); END IF;
+  -- Markdown emphasis goes; every run of separators becomes one space. (regexp_replace:
+  -- translate() costs a scan of its whole list per character, ten times as much here.)
+  IF strpos(t, '*') > 0 OR strpos(t, '~') > 0 OR strpos(t, '`') > 0 THEN t := regexp_replace(t, '[*~`]+', '', 'g'); END IF;
   t := regexp_replace(t, '[\s\]\[._,;:/\\|''"(){}<>!?#=&-]+', ' ', 'g');
+  -- Letter-spaced words (t h o r n h o l l o w): four or more single letters or digits in a
+  -- row are read as one word.
+  IF t ~ '(?:\m[a-z0-9] +){3,}[a-z0-9]\M' THEN
+    FOR m IN SELECT x[1] FROM regexp_matches(t, '((?:\m[a-z0-9] +){3,}[a-z0-9]\M)', 'g') AS x LOOP
+      t := replace(t, m, replace(m, ' ', ''));
+    END LOOP;
+  END IF;
   RETURN t;
 END
 $$;
@@ -203,9 +227,9 @@ BEGIN
     IF lastp ~ '[^aeiou]y$' THEN
       parts[array_length(parts, 1)] := left(lastp, -1) || '(?:y|ie)';
     END IF;
-    pat := array_to_string(parts, ' ?');
+    pat := array_to_string(parts, ' *');
     IF w ~ '^[[:alnum:]]' THEN pat := '\m' || pat; END IF;
-    IF w ~ '[[:alnum:]]$' THEN pat := pat || '(?:e?s| s)?\M'; END IF;
+    IF w ~ '[[:alnum:]]$' THEN pat := pat || '(?:e?s| +s)?\M'; END IF;
     alts := alts || ('(?:' || pat || ')');
   END LOOP;
   RETURN array_to_string(alts, '|');
@@ -246,6 +270,7 @@ BEGIN
     IF c ~ '^[0:]*:0*1?$' THEN RETURN false; END IF;        -- ::1, ::, 0:0:0:0:0:0:0:1
     RETURN true;
   END IF;
+  c := regexp_replace(c, '\s*\.\s*', '.', 'g');
   m := regexp_match(c, '^(?:([a-z]+)\s+)?0*([0-9]{1,3})\.0*([0-9]{1,3})\.0*([0-9]{1,3})\.0*([0-9]{1,3})$');
   IF m IS NULL THEN
     m := regexp_match(c, '^(?:([a-z]+)\s+)?([0-9]+)\.([0-9]+)\.([0-9]+)\.([0-9]+)$');
@@ -256,7 +281,8 @@ BEGIN
   IF o[1] > 255 OR o[2] > 255 OR o[3] > 255 OR o[4] > 255 THEN RETURN false; END IF;
   IF word IN ('v', 'ver', 'version', 'versions', 'release', 'rel', 'build', 'patch', 'tag', 'python', 'py', 'node', 'nodejs',
               'ruby', 'java', 'jdk', 'perl', 'php', 'go', 'golang', 'rust', 'rustc', 'gcc', 'clang', 'llvm', 'kernel',
-              'firmware', 'bios', 'chrome', 'firefox', 'openssl', 'dotnet', 'scheme', 'semver') THEN
+              'firmware', 'bios', 'chrome', 'firefox', 'openssl', 'dotnet', 'scheme', 'semver', 'section', 'sections',
+              'chapter', 'clause', 'paragraph', 'figure', 'fig', 'table', 'step', 'item', 'rule', 'article', 'part', 'appendix', 'oid') THEN
     RETURN false;
   END IF;
   IF o[1] IN (0, 127) THEN RETURN false; END IF;
@@ -303,6 +329,13 @@ BEGIN
 END
 $$;
 
+-- A rule's pattern with its whole match as the first capture group (an embedded option
+-- such as (?c) stays in front), for the check to see each match.
+CREATE FUNCTION brain_private.deny_whole(pattern text) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$ SELECT regexp_replace(pattern, '^(\(\?[a-z]+\))?(.*)$', '\1(\2)') $$;
+
 CREATE FUNCTION brain_private.deny_check_match(check_fn text, candidate text) RETURNS boolean
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
@@ -316,8 +349,52 @@ AS $$
 $$;
 
 -- ---------------------------------------------------------------------------
+-- The screen: what every scanned value is matched against first, kept by triggers on the
+-- rules. Postgres keeps only 32 compiled regular expressions per session (the least
+-- recently used goes first); a loop over every rule's pattern for every value would compile
+-- them all again on every write. So the PII rules that have no check, no embedded option
+-- and no lookaround constraint (those make an alternation slow) are ONE alternation, the
+-- others are tried one by one, and every subject's tokens are ONE alternation. A value that
+-- passes the screen is done; only one it catches goes through the rules in order, to name
+-- the first it breaks.
+CREATE TABLE brain_private.deny_screen (
+  id           integer PRIMARY KEY CHECK (id = 1),
+  allow        text,
+  combined     text,
+  own_patterns text[] NOT NULL DEFAULT '{}',
+  own_checks   text[] NOT NULL DEFAULT '{}',
+  tokens       text
+);
+
+CREATE FUNCTION brain_private.deny_screen_refresh() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  DELETE FROM brain_private.deny_screen;
+  INSERT INTO brain_private.deny_screen (id, allow, combined, own_patterns, own_checks, tokens)
+  SELECT 1,
+         (SELECT nullif(a.pattern, '') FROM brain_private.deny_allow a WHERE a.id = 1),
+         string_agg('(?:' || d.pattern || ')', '|' ORDER BY d.id) FILTER (WHERE NOT d.token AND NOT d.own),
+         coalesce(array_agg(d.pattern ORDER BY d.id) FILTER (WHERE NOT d.token AND d.own), '{}'),
+         coalesce(array_agg(d.check_fn ORDER BY d.id) FILTER (WHERE NOT d.token AND d.own), '{}'),
+         string_agg('(?:' || d.pattern || ')', '|' ORDER BY d.id) FILTER (WHERE d.token)
+    FROM (SELECT r.id, r.pattern, r.check_fn, r.category LIKE 'subject-token:%' AS token,
+                 (r.check_fn IS NOT NULL OR r.pattern ~ '^\(\?[a-z]+\)' OR r.pattern ~ '\(\?<?[=!]') AS own
+            FROM brain_private.deny_rules r WHERE r.pattern <> '') d;
+  RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER deny_rules_screen AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON brain_private.deny_rules
+  FOR EACH STATEMENT EXECUTE FUNCTION brain_private.deny_screen_refresh();
+CREATE TRIGGER deny_allow_screen AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON brain_private.deny_allow
+  FOR EACH STATEMENT EXECUTE FUNCTION brain_private.deny_screen_refresh();
+-- The rules already loaded (an existing brain): a no-op update fires the refresh.
+UPDATE brain_private.deny_allow SET id = id WHERE false;
+
 -- The first rule a value breaks: its label (what the refusal says) and category, or NULLs.
--- The value is folded once; the word view is made only when a token rule is reached.
+-- The value is folded once, and its word view made once (only when there are tokens).
 CREATE FUNCTION brain_private.deny_match(input text, OUT label text, OUT category text)
 LANGUAGE plpgsql STABLE SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
@@ -325,28 +402,57 @@ AS $$
 DECLARE
   t text;
   words text;
-  allow text;
+  camel text;
+  sc record;
+  suspect boolean := false;
+  i int;
   r record;
   m text[];
 BEGIN
   IF input IS NULL OR input = '' THEN RETURN; END IF;
   t := brain_private.deny_fold(input);
-  SELECT a.pattern INTO allow FROM brain_private.deny_allow a WHERE a.id = 1;
-  IF allow IS NOT NULL AND allow <> '' THEN
-    t := regexp_replace(t, allow, ' ', 'gi');
+  SELECT s.allow, s.combined, s.own_patterns, s.own_checks, s.tokens INTO sc FROM brain_private.deny_screen s WHERE s.id = 1;
+  IF NOT FOUND THEN RETURN; END IF;
+  IF sc.allow IS NOT NULL THEN
+    t := regexp_replace(t, sc.allow, ' ', 'gi');
   END IF;
+
+  -- The screen.
+  IF sc.combined IS NOT NULL AND t ~* sc.combined THEN suspect := true; END IF;
+  IF NOT suspect THEN
+    <<checked>>
+    FOR i IN 1 .. coalesce(array_length(sc.own_patterns, 1), 0) LOOP
+      CONTINUE WHEN NOT t ~* sc.own_patterns[i];
+      IF sc.own_checks[i] IS NULL THEN suspect := true; EXIT checked; END IF;
+      FOR m IN SELECT regexp_matches(t, brain_private.deny_whole(sc.own_patterns[i]), 'gi') LOOP
+        IF brain_private.deny_check_match(sc.own_checks[i], m[1]) THEN suspect := true; EXIT checked; END IF;
+      END LOOP;
+    END LOOP;
+  END IF;
+  IF NOT suspect AND sc.tokens IS NOT NULL THEN
+    words := brain_private.deny_words(t);
+    -- A lower-to-upper case change may also be a word break (mirewoodMap), or not (UniFi):
+    -- text with one is read both ways.
+    IF t ~ '[a-z][A-Z]' THEN camel := brain_private.deny_words(regexp_replace(t, '([a-z])([A-Z])', '\1 \2', 'g')); END IF;
+    suspect := words ~ sc.tokens OR coalesce(camel ~ sc.tokens, false);
+  END IF;
+  IF NOT suspect THEN RETURN; END IF;
+
+  -- Name it: the first rule, in order, the value breaks.
   FOR r IN SELECT d.label, d.category, d.pattern, d.check_fn FROM brain_private.deny_rules d WHERE d.pattern <> '' ORDER BY d.id LOOP
     IF r.category LIKE 'subject-token:%' THEN
-      words := coalesce(words, ' ' || brain_private.deny_words(t) || ' ');
-      IF words ~ r.pattern THEN
+      IF words IS NULL THEN
+        words := brain_private.deny_words(t);
+        IF t ~ '[a-z][A-Z]' THEN camel := brain_private.deny_words(regexp_replace(t, '([a-z])([A-Z])', '\1 \2', 'g')); END IF;
+      END IF;
+      IF words ~ r.pattern OR coalesce(camel ~ r.pattern, false) THEN
         label := r.label; category := r.category; RETURN;
       END IF;
     ELSIF t ~* r.pattern THEN
       IF r.check_fn IS NULL THEN
         label := r.label; category := r.category; RETURN;
       END IF;
-      -- Every match, whole (a leading embedded option such as (?c) stays in front).
-      FOR m IN SELECT regexp_matches(t, regexp_replace(r.pattern, '^(\(\?[a-z]+\))?(.*)$', '\1(\2)'), 'gi') LOOP
+      FOR m IN SELECT regexp_matches(t, brain_private.deny_whole(r.pattern), 'gi') LOOP
         IF brain_private.deny_check_match(r.check_fn, m[1]) THEN
           label := r.label; category := r.category; RETURN;
         END IF;
