@@ -32,6 +32,10 @@ export interface BootstrapOptions {
    */
   secrets: SecretStore | null;
   migrationsDir?: string;
+  /** How long to wait for another bootstrap's lock before giving up (default 5 minutes). */
+  lockWaitMs?: number;
+  /** Where the bootstrap says it is waiting for its lock, and what it could not harden (default: stderr). */
+  onLockWait?: (message: string) => void;
 }
 
 export interface BootstrapReport {
@@ -39,14 +43,31 @@ export interface BootstrapReport {
   rolesCreated: string[];
   migrationsApplied: string[];
   migrationsSkipped: string[];
+  /** Hardening the admin connection could not apply (it is not a superuser), said once per run. */
+  warnings?: string[];
 }
+
+export const DEFAULT_LOCK_WAIT_MS = 5 * 60_000;
+
+/**
+ * Settings every app role logs in with (server mode; ALTER ROLE ... SET, re-asserted on every
+ * bootstrap). They bound what an accident or a stuck client costs the other subjects: a
+ * statement that waits for a lock, runs away, or a transaction left open. They are defaults,
+ * not walls: a role may SET them in its own session (docs/isolation.md, Availability). PGlite
+ * applies no role settings under SET LOCAL ROLE and has one session, so none of this applies there.
+ */
+export const APP_ROLE_SETTINGS: Readonly<Record<string, string>> = {
+  lock_timeout: '10s',
+  statement_timeout: '5min',
+  idle_in_transaction_session_timeout: '15min',
+};
 
 export async function bootstrap(session: SqlSession, opts: BootstrapOptions): Promise<BootstrapReport> {
   const dir = opts.migrationsDir ?? MIGRATIONS_DIR;
   const global = loadMigrations(dir, 'global');
   const perSubject = loadMigrations(dir, 'subject');
   const report: BootstrapReport = { features: [], rolesCreated: [], migrationsApplied: [], migrationsSkipped: [] };
-  await session.query(`SELECT pg_advisory_lock(${LOCK_KEY})`);
+  await takeBootstrapLock(session, opts);
   try {
     await ensureRoles(session, opts, report);
     const features = await ensureSharedSchemas(session, opts.subjects);
@@ -61,10 +82,81 @@ export async function bootstrap(session: SqlSession, opts: BootstrapOptions): Pr
     await syncKinds(session, opts.subjects, opts.kinds);
     await syncDenyList(session, opts.denyList);
     await applyGrants(session, opts.subjects);
+    const unhardened = await hardeningLeft(session);
+    if (unhardened) {
+      report.warnings = [unhardened];
+      (opts.onLockWait ?? toStderr)(`warning: ${unhardened}`);
+    }
   } finally {
     await session.query(`SELECT pg_advisory_unlock(${LOCK_KEY})`);
   }
   return report;
+}
+
+function toStderr(message: string): void {
+  process.stderr.write(`claude-brain: ${message}\n`);
+}
+
+/** Who holds the bootstrap's advisory lock, as far as this connection may see. */
+async function lockHolder(session: SqlSession): Promise<string> {
+  const rows = await session.query<{ pid: number; usename: string | null; app: string | null; addr: string | null; state: string | null; secs: number | null }>(
+    `SELECT a.pid, a.usename::text AS usename, a.application_name AS app, a.client_addr::text AS addr, a.state,
+            extract(epoch FROM now() - coalesce(a.xact_start, a.backend_start))::int AS secs
+       FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+      WHERE l.locktype = 'advisory' AND l.granted AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+        AND l.classid::text::bigint = ((${LOCK_KEY})::bigint >> 32) & 4294967295
+        AND l.objid::text::bigint = (${LOCK_KEY})::bigint & 4294967295
+        AND l.objsubid = 1 AND l.pid <> pg_backend_pid()`,
+  );
+  const h = rows[0];
+  if (!h) return 'another session';
+  const who = [h.usename && `user ${h.usename}`, h.app && `application "${h.app}"`, h.addr && `from ${h.addr}`, h.state && `${h.state}`, h.secs !== null && `for ${h.secs} s`]
+    .filter(Boolean)
+    .join(', ');
+  return `session ${h.pid} (${who})`;
+}
+
+/**
+ * Takes the bootstrap's advisory lock, waiting for another bootstrap (brain init, brain up,
+ * brain subjects) that holds it: says so at once, again every 30 s, and gives up after
+ * opts.lockWaitMs naming the holder, instead of hanging silently.
+ */
+async function takeBootstrapLock(session: SqlSession, opts: Pick<BootstrapOptions, 'lockWaitMs' | 'onLockWait'>): Promise<void> {
+  const waitMs = opts.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS;
+  const say = opts.onLockWait ?? toStderr;
+  const started = Date.now();
+  let nextWord = started;
+  for (;;) {
+    const [row] = await session.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(${LOCK_KEY}) AS ok`);
+    if (row?.ok) return;
+    const now = Date.now();
+    if (now - started >= waitMs) {
+      const holder = await lockHolder(session);
+      throw new ConfigError(
+        `gave up after ${Math.round(waitMs / 1000)} s waiting for the bootstrap lock, held by ${holder}. ` +
+          'Another brain init, brain up or brain subjects is running on this database: let it finish. ' +
+          'If that session is stuck, end it (SELECT pg_terminate_backend(PID) as the admin) and run the command again.',
+      );
+    }
+    if (now >= nextWord) {
+      say(`waiting for the bootstrap lock, held by ${await lockHolder(session)} (another brain init, brain up or brain subjects?); giving up in ${Math.round((waitMs - (now - started)) / 1000)} s`);
+      nextWord = now + 30_000;
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(250, Math.max(10, waitMs - (now - started)))));
+  }
+}
+
+/** What database.sql could not revoke (under an admin that is not a superuser), or undefined. */
+async function hardeningLeft(session: SqlSession): Promise<string | undefined> {
+  const [row] = await session.query<{ lo: boolean; advisory: boolean }>(
+    `SELECT has_function_privilege('public', 'pg_catalog.lo_from_bytea(oid, bytea)', 'EXECUTE') AS lo,
+            has_function_privilege('public', 'pg_catalog.pg_advisory_lock(bigint)', 'EXECUTE') AS advisory`,
+  );
+  if (!row?.lo && !row?.advisory) return undefined;
+  return (
+    'the admin connection is not a superuser, so every role of this database can still create large objects and take advisory locks ' +
+    '(side doors past the deny-list and a way to stall the bootstrap); run brain init once as a superuser to revoke them (docs/isolation.md)'
+  );
 }
 
 async function migrate(
@@ -123,12 +215,16 @@ async function ensureRoles(session: SqlSession, opts: BootstrapOptions, report: 
     );
     for (const { name } of memberships) await session.exec(`REVOKE ${ident(name)} FROM ${ident(role)}`);
   }
-  const settings = await session.query<{ setconfig: string[] | null }>(
-    `SELECT s.setconfig FROM pg_db_role_setting s JOIN pg_roles r ON r.oid = s.setrole WHERE r.rolname = $1 AND s.setdatabase = 0`,
-    [cfg.auditRole],
-  );
-  if (!settings[0]?.setconfig?.includes('default_transaction_read_only=on')) {
-    await session.exec(`ALTER ROLE ${ident(cfg.auditRole)} SET default_transaction_read_only = on`);
+  // Role settings, asserted again on every run (a role may ALTER ROLE its own defaults).
+  for (const role of [cfg.auditRole, ...cfg.subjects.map((s) => s.role)]) {
+    const wantedSettings = { ...APP_ROLE_SETTINGS, ...(role === cfg.auditRole ? { default_transaction_read_only: 'on' } : {}) };
+    const [row] = await session.query<{ setconfig: string[] | null }>(
+      `SELECT s.setconfig FROM pg_db_role_setting s JOIN pg_roles r ON r.oid = s.setrole WHERE r.rolname = $1 AND s.setdatabase = 0`,
+      [role],
+    );
+    for (const [name, value] of Object.entries(wantedSettings)) {
+      if (!row?.setconfig?.includes(`${name}=${value}`)) await session.exec(`ALTER ROLE ${ident(role)} SET ${name} = ${literal(value)}`);
+    }
   }
   // The bootstrap creates objects as the owner role, so the admin must be able to SET ROLE to it.
   const [me] = await session.query<{ rolsuper: boolean; member: boolean }>(
@@ -237,7 +333,7 @@ export interface KindsSyncReport {
  * (the rest of the bootstrap, roles and passwords included, is `brain init`'s business).
  */
 export async function syncKindsNow(session: SqlSession, cfg: SubjectsConfig, kinds: readonly Kind[]): Promise<KindsSyncReport> {
-  await session.query(`SELECT pg_advisory_lock(${LOCK_KEY})`);
+  await takeBootstrapLock(session, {});
   try {
     return await syncKinds(session, cfg, kinds);
   } finally {

@@ -6,7 +6,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { ident } from '../db/sql.js';
 import type { BrainUnderTest } from './support/brains.js';
 import { describeOnBothDatabases, outcome } from './support/both-databases.js';
-import { designed, designedTablePrivileges, OPS, type Op } from './support/design.js';
+import { DATABASE_KEPT_COLUMNS, designed, designedTablePrivileges, OPS, PROJECT_UPDATE_COLUMNS, type Op } from './support/design.js';
 
 function statement(op: Op, schema: string): string {
   const t = `${ident(schema)}.topics`;
@@ -112,6 +112,24 @@ describeOnBothDatabases('isolation matrix', (brain) => {
         [role],
       );
       for (const [k, v] of Object.entries(g!)) if (v) mismatches.push(`${role}: ${k}`);
+    }
+    expect(mismatches).toEqual([]);
+  });
+
+  it('a project updates personal by column only: the card columns the writer owns, and nothing else', async () => {
+    const cfg = brain().config;
+    const columns = await brain().admin.query<{ table: string; column: string }>(
+      `SELECT c.relname AS table, a.attname AS column FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+        WHERE c.relnamespace = 'personal'::regnamespace AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped ORDER BY 1, 2`,
+    );
+    const mismatches: string[] = [];
+    for (const project of cfg.subjects.filter((s) => !s.isPersonal)) {
+      for (const { table, column } of columns) {
+        const designedCols = PROJECT_UPDATE_COLUMNS[table];
+        const want = designedCols === undefined ? false : designedCols === null ? !DATABASE_KEPT_COLUMNS.includes(column) : designedCols.includes(column);
+        const [row] = await brain().admin.query<{ has: boolean }>("SELECT has_column_privilege($1, $2, $3, 'UPDATE') AS has", [project.role, `personal.${ident(table)}`, column]);
+        if (row!.has !== want) mismatches.push(`${project.name} UPDATE (${column}) on personal.${table}: expected ${want}`);
+      }
     }
     expect(mismatches).toEqual([]);
   });

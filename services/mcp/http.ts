@@ -4,7 +4,11 @@
 //
 // Sessions: one McpServer + transport per session, ended by the client's DELETE, or after
 // `sessionIdleMs` with no request and no open GET stream (the id then answers 404, so the
-// client initializes again). Shutdown (app.close()): new requests get 503 at once, requests
+// client initializes again); a session that never made a call beyond initialize goes after
+// a minute. Sessions are capped in all and per client address; at a cap, room is made by
+// closing the oldest session that never made a call, else the longest idle one, so that a
+// flood of initialize calls cannot lock out the clients that already work (all loopback
+// clients share 127.0.0.1: a cap alone would be shared with the flood). Shutdown (app.close()): new requests get 503 at once, requests
 // in flight get up to `drainMs` to finish, then every session is closed, its streams ended,
 // and the sockets still open are destroyed, so that an open GET stream or a call that never
 // ends cannot hold the process. `app.mcpSessions.closeNow()` cuts the drain short.
@@ -28,7 +32,14 @@ export interface HttpOptions {
   bodyLimitBytes?: number;
   requestsPerSecond?: number;
   burst?: number;
+  /** Open sessions in all (default 100). */
   maxSessions?: number;
+  /** Open sessions per client address (default 50). */
+  maxSessionsPerAddress?: number;
+  /** A session that never made a call beyond initialize is closed after this long without a request (default 1 minute, at most sessionIdleMs). */
+  unusedSessionIdleMs?: number;
+  /** At a cap, a session that made calls may be closed to make room once it has been idle this long (default 1 minute). */
+  evictIdleMs?: number;
   /** A session with no request and no open GET stream for this long is closed (default 10 minutes). */
   sessionIdleMs?: number;
   /** On shutdown, how long requests in flight may run before their sessions are closed (default 5 s). */
@@ -36,6 +47,10 @@ export interface HttpOptions {
 }
 
 export const DEFAULT_SESSION_IDLE_MS = 10 * 60_000;
+export const DEFAULT_MAX_SESSIONS = 100;
+export const DEFAULT_MAX_SESSIONS_PER_ADDRESS = 50;
+export const DEFAULT_UNUSED_SESSION_IDLE_MS = 60_000;
+export const DEFAULT_EVICT_IDLE_MS = 60_000;
 export const DEFAULT_DRAIN_MS = 5_000;
 
 /** How often idle sessions are looked for: a quarter of the idle time, between 25 ms and a minute. */
@@ -63,12 +78,28 @@ interface Session {
   streams: number;
   /** Requests being answered. */
   inFlight: number;
+  /** The client address that initialized it (the per-address cap). */
+  address: string;
+  /** It made a call beyond initialize (any message but notifications/initialized). */
+  used: boolean;
   log: FastifyBaseLogger;
+}
+
+/** The JSON-RPC messages of a POST body: a batch holds several. */
+function messagesOf(body: unknown): unknown[] {
+  return Array.isArray(body) ? body : [body];
+}
+
+/** Anything but the initialized notification (a request, another notification, a response to the server). */
+function isCall(message: unknown): boolean {
+  const m = message as { method?: unknown } | null;
+  return !(m && typeof m === 'object' && (m.method === 'notifications/initialized' || m.method === 'initialize'));
 }
 
 const LOCAL_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 
-function rpcError(reply: FastifyReply, status: number, code: number, message: string) {
+function rpcError(reply: FastifyReply, status: number, code: number, message: string, retryAfterSeconds?: number) {
+  if (retryAfterSeconds !== undefined) reply.header('retry-after', String(retryAfterSeconds));
   return reply.code(status).send({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
@@ -86,6 +117,13 @@ export async function buildHttpApp(opts: HttpOptions): Promise<BrainHttpApp> {
   const limiter = new RateLimiter(opts.requestsPerSecond ?? 20, opts.burst ?? 60);
   const hosts = [...LOCAL_HOSTS, ...(opts.allowedHosts ?? [])];
   const idleMs = opts.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+  const unusedIdleMs = Math.min(idleMs, opts.unusedSessionIdleMs ?? DEFAULT_UNUSED_SESSION_IDLE_MS);
+  const evictIdleMs = opts.evictIdleMs ?? DEFAULT_EVICT_IDLE_MS;
+  const maxSessions = opts.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const maxPerAddress = opts.maxSessionsPerAddress ?? DEFAULT_MAX_SESSIONS_PER_ADDRESS;
+  // Initializes under way (their session is not in the map until the transport registers it).
+  let pendingTotal = 0;
+  const pendingByAddress = new Map<string, number>();
   const drainMs = opts.drainMs ?? DEFAULT_DRAIN_MS;
   let inFlight = 0;
   let shuttingDown = false;
@@ -101,6 +139,48 @@ export async function buildHttpApp(opts: HttpOptions): Promise<BrainHttpApp> {
     limiter.forget(sid);
     s.log.info({ sessionId: sid, reason }, 'session closed');
     return Promise.allSettled([s.transport.close(), s.server.close()]).then(() => undefined);
+  };
+
+  const openAt = (address: string) => {
+    let n = pendingByAddress.get(address) ?? 0;
+    for (const s of sessions.values()) if (s.address === address) n++;
+    return n;
+  };
+
+  /**
+   * The session to close to make room among those `within` accepts: the oldest that never
+   * made a call (an open stream does not protect it), else the longest idle one that made
+   * calls, with no request or stream open and idle for evictIdleMs. None: no room.
+   */
+  const victim = (within: (s: Session) => boolean, now: number): string | undefined => {
+    let unused: [string, Session] | undefined;
+    let idle: [string, Session] | undefined;
+    for (const entry of sessions) {
+      const s = entry[1];
+      if (!within(s) || s.inFlight > 0) continue;
+      if (!s.used) {
+        if (!unused || s.lastSeen < unused[1].lastSeen) unused = entry;
+      } else if (s.streams === 0 && now - s.lastSeen >= evictIdleMs && (!idle || s.lastSeen < idle[1].lastSeen)) {
+        idle = entry;
+      }
+    }
+    return (unused ?? idle)?.[0];
+  };
+
+  /** Room for one more session from `address`, closing one to make it if a cap is reached; false: none. */
+  const makeRoom = (address: string): boolean => {
+    const now = Date.now();
+    if (openAt(address) >= maxPerAddress) {
+      const sid = victim((s) => s.address === address, now);
+      if (!sid) return false;
+      void endSession(sid, `closed for a new session: ${maxPerAddress} open from ${address}`);
+    }
+    if (sessions.size + pendingTotal >= maxSessions) {
+      const sid = victim(() => true, now);
+      if (!sid) return false;
+      void endSession(sid, `closed for a new session: ${maxSessions} open`);
+    }
+    return true;
   };
 
   /** Counts a request (and, for GET, its stream) until its response is finished or its socket closed. */
@@ -140,12 +220,22 @@ export async function buildHttpApp(opts: HttpOptions): Promise<BrainHttpApp> {
   await app.register(
     async (mcp) => {
       if (opts.bearerToken) mcp.addHook('onRequest', bearerAuth(opts.bearerToken, `claude-brain-${opts.subject}`));
+      // Rate limit: GET and DELETE cost one token as they arrive; a POST costs one per JSON-RPC
+      // message in its body (so once the body is read), a batch as many as it holds.
+      const limited = (request: FastifyRequest, reply: FastifyReply, cost: number) => {
+        const key = (request.headers['mcp-session-id'] as string | undefined) ?? request.ip;
+        if (cost > limiter.burst) return rpcError(reply, 400, -32600, `a JSON-RPC batch may hold at most ${limiter.burst} messages`);
+        if (!limiter.take(key, cost)) return rpcError(reply, 429, -32000, 'too many requests; slow down and retry in a second', 1);
+        return undefined;
+      };
       mcp.addHook('onRequest', async (request, reply) => {
         const sessionId = request.headers['mcp-session-id'] as string | undefined;
         // Every log line of this request carries its session (and fastify's request id).
         if (sessionId) request.log = request.log.child({ sessionId });
-        const key = sessionId ?? request.ip;
-        if (!limiter.take(key)) return rpcError(reply, 429, -32000, 'too many requests; slow down and retry in a second');
+        if (request.method !== 'POST') return limited(request, reply, 1);
+      });
+      mcp.addHook('preHandler', async (request, reply) => {
+        if (request.method === 'POST') return limited(request, reply, Math.max(1, messagesOf(request.body).length));
       });
 
       mcp.post('/mcp', async (request, reply) => {
@@ -154,9 +244,10 @@ export async function buildHttpApp(opts: HttpOptions): Promise<BrainHttpApp> {
         if (id && !session) return rpcError(reply, 404, -32001, 'unknown or expired session; initialize a new one');
         if (shuttingDown) return rpcError(reply, 503, -32000, 'the server is shutting down');
         let fresh = false;
+        const address = request.ip;
         if (!session) {
           if (!isInitializeRequest(request.body)) return rpcError(reply, 400, -32600, 'no session: the first request must be initialize');
-          if (sessions.size >= (opts.maxSessions ?? 100)) return rpcError(reply, 503, -32000, 'too many open sessions; close one and retry');
+          if (!makeRoom(address)) return rpcError(reply, 503, -32000, 'too many open sessions, all of them in use; retry in a few seconds', 5);
           const server = opts.createServer();
           const log = request.log;
           const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
@@ -168,15 +259,30 @@ export async function buildHttpApp(opts: HttpOptions): Promise<BrainHttpApp> {
             // The SDK calls this on DELETE /mcp, then closes the transport.
             onsessionclosed: (sid) => endSession(sid, 'deleted by the client'),
           });
-          const created: Session = { transport, server, lastSeen: Date.now(), streams: 0, inFlight: 0, log };
-          await server.connect(transport);
+          const created: Session = { transport, server, lastSeen: Date.now(), streams: 0, inFlight: 0, address, used: false, log };
           session = created;
           fresh = true;
+        } else if (!session.used && messagesOf(request.body).some(isCall)) {
+          session.used = true;
         }
         session.lastSeen = Date.now();
         track(session, reply, 'request');
-        reply.hijack();
-        await session.transport.handleRequest(request.raw, reply.raw, request.body);
+        if (fresh) {
+          pendingTotal++;
+          pendingByAddress.set(address, (pendingByAddress.get(address) ?? 0) + 1);
+        }
+        try {
+          if (fresh) await session.server.connect(session.transport);
+          reply.hijack();
+          await session.transport.handleRequest(request.raw, reply.raw, request.body);
+        } finally {
+          if (fresh) {
+            pendingTotal--;
+            const n = (pendingByAddress.get(address) ?? 1) - 1;
+            if (n > 0) pendingByAddress.set(address, n);
+            else pendingByAddress.delete(address);
+          }
+        }
         // An initialize that did not open a session (refused by the transport) leaves nothing behind.
         if (fresh && !(session.transport.sessionId && sessions.has(session.transport.sessionId))) {
           await Promise.allSettled([session.transport.close(), session.server.close()]);
@@ -205,9 +311,11 @@ export async function buildHttpApp(opts: HttpOptions): Promise<BrainHttpApp> {
   const sweep = setInterval(() => {
     const now = Date.now();
     for (const [sid, s] of sessions) {
-      if (s.streams === 0 && s.inFlight === 0 && now - s.lastSeen > idleMs) void endSession(sid, `idle for ${Math.round(idleMs / 1000)} s`);
+      if (s.streams > 0 || s.inFlight > 0) continue;
+      if (now - s.lastSeen > idleMs) void endSession(sid, `idle for ${Math.round(idleMs / 1000)} s`);
+      else if (!s.used && now - s.lastSeen > unusedIdleMs) void endSession(sid, `no call beyond initialize for ${Math.round(unusedIdleMs / 1000)} s`);
     }
-  }, sweepIntervalMs(idleMs));
+  }, sweepIntervalMs(unusedIdleMs));
   sweep.unref();
 
   const control: McpSessions = {

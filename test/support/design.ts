@@ -28,16 +28,32 @@ export const DERIVED_TABLES = ['chunks', 'embedding_state'];
 /** Working state of the subject's own sessions (proposals): no other subject role touches it. */
 export const SESSION_TABLES = ['proposals'];
 
-/** The table privileges a role holds on one table of a subject schema. */
+/**
+ * What a project may UPDATE in personal, by column only (db/grants/upcast.sql): no project
+ * holds a table-wide UPDATE there, which is what LOCK TABLE in a strong mode would need.
+ * null: every column but the ones the database keeps.
+ */
+export const PROJECT_UPDATE_COLUMNS: Readonly<Record<string, readonly string[] | null>> = {
+  topics: null,
+  episodes: null,
+  links: ['context'],
+  raw_data: ['data', 'fetched_at'],
+};
+export const DATABASE_KEPT_COLUMNS = ['id', 'created_at', 'updated_at', 'search'];
+
+/** The table privileges a role holds on one table of a subject schema (table-wide grants). */
 export function designedTablePrivileges(cfg: SubjectsConfig, role: string, schema: string, table: string): ReadonlySet<string> {
   const ops = designed(cfg, role, schema);
   const own = cfg.subjects.find((s) => s.role === role);
+  const upcast = own !== undefined && own.name !== schema;
   const keep = SESSION_TABLES.includes(table) && own && own.name !== schema
     ? []
     : HISTORY_TABLES.includes(table)
     ? ['SELECT', 'INSERT']
     : DERIVED_TABLES.includes(table) && own?.name !== schema
       ? ['SELECT']
-      : ['SELECT', 'INSERT', 'UPDATE', 'DELETE'];
+      : upcast
+        ? ['SELECT', 'INSERT']
+        : ['SELECT', 'INSERT', 'UPDATE', 'DELETE'];
   return new Set([...ops].filter((op) => keep.includes(op)));
 }
