@@ -52,7 +52,13 @@ export function parseInput<T extends z.ZodType>(schema: T, input: unknown, what:
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
-  const where = issue.path.length ? issue.path.join('.') : 'input';
+  // Named as the caller writes it (items[2].body), as the tools' own argument errors are; a
+  // field that does not belong (date on a topic item) by its own path.
+  const path = [...issue.path, ...(issue.code === 'unrecognized_keys' ? issue.keys.slice(0, 1) : [])] as (string | number)[];
+  const where = path.length ? fieldPath(path) : 'input';
+  if (issue.code === 'unrecognized_keys') {
+    throw new BrainError('invalid_input', `${what}: ${where}: is not taken here${issue.keys.length > 1 ? ` (nor ${issue.keys.slice(1).join(', ')})` : ''}`, `Leave out "${where}"; the input schema says which fields each part takes.`, { details: { field: where } });
+  }
   throw new BrainError('invalid_input', `${what}: ${where}: ${issue.message}`, `Fix "${where}" and call again.`, { details: { field: where } });
 }
 

@@ -28,8 +28,10 @@ function problem(issue: Issue): string {
   switch (issue.code) {
     case 'invalid_type':
       return issue.input === undefined ? `is required (${article(issue.expected)})` : `must be ${article(issue.expected)}, not ${typeOf(issue.input)}`;
-    case 'invalid_value':
-      return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'invalid_value': {
+      const values = issue.values.map((v) => JSON.stringify(v)).join(', ');
+      return issue.input === undefined ? `is required (one of ${values})` : `must be one of ${values}`;
+    }
     case 'unrecognized_keys':
       return `has fields this tool does not take: ${issue.keys.join(', ')}`;
     default:
@@ -52,4 +54,25 @@ export function parseToolArgs<S extends z.ZodType>(tool: string, schema: S, args
   throw new BrainError('invalid_input', `${tool}: ${lines.join('; ')}`, `Fix ${shown} and call ${tool} again; the tool's input schema lists every field and its type.`, {
     details: { field: fields[0] ?? 'arguments' },
   });
+}
+
+/**
+ * A domain error in the tool's words. The services name fields as they spell them
+ * (`record episode: sourceLabel: ...`); a tool may pass some under another name (record's
+ * `source`, list's `since`, history's `restore`, an episode's `body` in propose). An
+ * invalid_input naming a field becomes `TOOL: FIELD: what is wrong`, with the field as the
+ * tool spells it, in the message, the hint and details.field. `names` maps a service's name
+ * for a field to the tool's, for any segment of the path (items[0].detail -> items[0].body).
+ */
+export function inToolTerms(tool: string, names: Readonly<Record<string, string>>, error: unknown): unknown {
+  if (!(error instanceof BrainError) || error.code !== 'invalid_input') return error;
+  const field = error.details.field;
+  if (typeof field !== 'string' || field === 'arguments') return error;
+  const renamed = field.replace(/[A-Za-z_$][\w$]*/g, (name) => (Object.hasOwn(names, name) ? names[name]! : name));
+  const at = error.message.indexOf(`${field}: `);
+  if (at === -1 && renamed === field) return error;
+  const message = at === -1 ? error.message : `${tool}: ${renamed}: ${error.message.slice(at + field.length + 2)}`;
+  if (message === error.message) return error;
+  const hint = error.hint.split(`"${field}"`).join(`"${renamed}"`);
+  return new BrainError(error.code, message, hint, { cause: error.cause ?? error, details: { ...error.details, field: renamed } });
 }

@@ -50,7 +50,7 @@ describeOnBothDatabases('tool answers: nothing dropped, nothing hidden', (brain)
     expect(text(removed)).toBe('Untagged "bad-tag" (from "Bad Tag!!")\nTags of homelab:tool/restic: backup, off-site');
     const refused = await call('tag', { slug: 'tool/restic', tags: ['?!'] });
     expect(refused.isError).toBe(true);
-    expect(text(refused)).toMatch(/^Error \(invalid_input\): tags\[0\]: the tag "\?!" has no letters or digits\nHint: /);
+    expect(text(refused)).toMatch(/^Error \(invalid_input\): tag: tags\[0\]: the tag "\?!" has no letters or digits\nHint: /);
   });
 
   it('a link to a card that does not exist is refused, naming it, with what to do', async () => {

@@ -207,7 +207,7 @@ describeOnBothDatabases('propose and commit keep every field', (brain) => {
   it('a field the item type does not take is refused by name, never dropped', async () => {
     const r = await call('propose', { items: [{ type: 'episode', kind: 'work-session', date: '2026-11-30', title: 'Tagged episode', tags: ['x'] }] });
     expect(r.isError).toBe(true);
-    expect(text(r)).toMatch(/^Error \(invalid_input\): propose: items\.0: .*"tags"/);
+    expect(text(r)).toMatch(/^Error \(invalid_input\): propose: items\[0\]\.tags: is not taken here\nHint: Leave out "items\[0\]\.tags"/);
     const unknown = await call('propose', { items: [{ type: 'topic', kind: 'tool', title: 'x', detail: 'not a topic field' }] });
     expect(text(unknown)).toMatch(/^Error \(invalid_input\): propose: items\[0\]: has fields this tool does not take: detail\nHint: /);
   });

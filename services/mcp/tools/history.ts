@@ -19,6 +19,7 @@ export const historyTool = defineTool({
     }),
   // restore overwrites the current state (kept as a version, but replaced).
   annotations: DESTRUCTIVE,
+  fieldNames: { version: 'restore' },
   async run(a, { ctx }) {
     if (a.restore !== undefined) {
       const r = await restore(ctx, { subject: a.subject, slug: a.slug, episodeId: a.episodeId, version: a.restore, reason: a.reason });

@@ -19,6 +19,7 @@ export const listTool = defineTool({
       limit: z.number().int().optional().describe('default 30'),
     }),
   annotations: READ_ONLY,
+  fieldNames: { updatedSince: 'since' },
   async run(args, { ctx }) {
     const a = args;
     switch (a.what) {

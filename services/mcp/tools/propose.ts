@@ -52,6 +52,8 @@ export const proposeTool = defineTool({
       ),
     }),
   annotations: ADDITIVE,
+  // An episode's body is stored as its detail (see run).
+  fieldNames: { detail: 'body' },
   async run(args, { ctx, services, human }) {
     const planner = services.planner;
     // An episode's body is its detail. Fields left out stay out (the items are strict).

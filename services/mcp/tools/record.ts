@@ -24,6 +24,7 @@ export const recordTool = defineTool({
       reason,
     }),
   annotations: ADDITIVE,
+  fieldNames: { occurredAt: 'date', sourceLabel: 'source' },
   async run(a, { ctx }) {
     const e = await recordEpisode(ctx, {
       subject: a.subject,

@@ -6,6 +6,7 @@ import type { TopicPlanner } from '../../curation/planner.js';
 import type { BrainContext } from '../../knowledge/index.js';
 import type { SearchDeps } from '../../search/index.js';
 import { guardToolInput } from '../input-guard.js';
+import { inToolTerms } from '../tool-args.js';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -44,6 +45,8 @@ export interface BrainTool<S extends z.ZodObject = z.ZodObject> {
   readonly description: string;
   readonly inputSchema: (deps: ToolDeps) => S;
   readonly annotations: ToolAnnotations;
+  /** A service's name for a field this tool spells otherwise (sourceLabel: 'source'), for its errors. */
+  readonly fieldNames?: Readonly<Record<string, string>>;
   run(args: z.output<S>, deps: ToolDeps, extra: ServerContext): Promise<CallToolResult>;
 }
 
@@ -53,15 +56,20 @@ export const IDEMPOTENT_WRITE: ToolAnnotations = { readOnlyHint: false, destruct
 export const DESTRUCTIVE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false };
 
 /**
- * Keeps each tool's argument types inferred from its own schema, and checks every argument
- * before the tool runs (input-guard.ts): the MCP servers and `brain call`/`pipe` alike.
+ * Keeps each tool's argument types inferred from its own schema, checks every argument
+ * before the tool runs (input-guard.ts), and words an invalid argument the services caught
+ * as this tool spells it (tool-args.ts inToolTerms): the MCP servers and `brain call`/`pipe` alike.
  */
 export function defineTool<S extends z.ZodObject>(tool: BrainTool<S>): BrainTool<S> {
   return {
     ...tool,
     async run(args, deps, extra) {
-      guardToolInput(tool.name, args);
-      return tool.run(args, deps, extra);
+      try {
+        guardToolInput(tool.name, args);
+        return await tool.run(args, deps, extra);
+      } catch (error) {
+        throw inToolTerms(tool.name, tool.fieldNames ?? {}, error);
+      }
     },
   };
 }
