@@ -3,6 +3,10 @@
 // normalised in one place: lowercase, spaces and underscores become "-", characters other
 // than letters, digits and - . / + # are dropped. "YC Alum", "yc_alum" and "yc-alum" are one
 // tag, and a model that writes "Bad Tag!!" is told it was stored as "bad-tag".
+// Three statements copy tags that are already stored and so take no new spelling: a merge
+// moves a card's tags to its survivor (archive.ts), a restore puts a deleted card's tags back
+// exactly as they were (history.ts), and lint's mergeTags renames old variants to this
+// normal form (lint.ts).
 import { z } from 'zod';
 import { requireUpcastReason, targetSubject, write, type BrainContext, type Trx } from './context.js';
 import { BrainError, fromDatabaseError } from './errors.js';
