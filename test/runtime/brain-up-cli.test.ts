@@ -38,7 +38,7 @@ describe('[pglite] brain up on a warm data directory, with the CLI beside it', (
     const touched = existsSync(trace) ? readFileSync(trace, 'utf8').split('\n').filter(Boolean) : [];
     return { code: r.status, stdout: r.stdout, stderr: r.stderr, touched };
   };
-  const dataFiles = (touched: string[]) => [...new Set(touched.filter((p) => p.startsWith(join(home, 'data'))))];
+  const dataFiles = (touched: string[]) => [...new Set(touched.filter((p) => p.startsWith(`${join(home, 'data')}/`)))];
 
   beforeAll(() => {
     home = mkdtempSync(join(tmpdir(), 'brain-warm-'));
