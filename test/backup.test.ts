@@ -37,7 +37,7 @@ async function fill(brain: BrainUnderTest): Promise<void> {
   await createTopic(homelab, { slug: 'tmp/old', kind: 'concept', title: 'Old' });
   await archiveTopic(homelab, { slug: 'tmp/old', reason: 'superseded' });
   await createTopic(homelab, { slug: 'pattern/backup', kind: 'methodology', title: 'Backups', body: 'Test restores.' });
-  await upcast(homelab, { slug: 'pattern/backup', reason: 'generic' });
+  await upcast(homelab, { slug: 'pattern/backup', personalSlug: 'pattern/backup', reason: 'generic' });
   await linkTopics(homelab, { from: 'env/nas', to: 'pattern/backup', toSubject: 'personal', context: 'see' });
   await raw(homelab, { slug: 'env/nas', source: 'smart', data: { b: 1, a: 2 } });
   const novel = await contextFor(brain, 'novel');

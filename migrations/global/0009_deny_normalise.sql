@@ -470,9 +470,12 @@ AS $$ SELECT (brain_private.deny_match(input)).label $$;
 
 -- Refuses a write into personal that breaks a rule, naming the field and the class, never
 -- the matched text, the rule's pattern or the subject a token belongs to. All the values
--- of a row are folded and scanned as one text first (joined by a control character no
--- rule reads across); only when that finds something is each field scanned on its own to
--- name it. A hit that only the join makes (none of the fields alone) is no hit.
+-- of a row are folded and scanned as one text first, joined by a line holding a control
+-- character (a line break ends a value for the rules that look for one; the control
+-- character is neither a separator nor a word character, so no token or PII rule reads
+-- across it); only when that finds something is each field scanned on its own to name it.
+-- A hit that only the join makes (none of the fields alone) is no hit. (So a rule must not
+-- anchor on ^ or $ of the whole text: deny-list.yaml says so.)
 CREATE OR REPLACE FUNCTION brain_private.deny_check(tbl text, fields text[], texts text[]) RETURNS void
 LANGUAGE plpgsql STABLE SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
@@ -484,7 +487,7 @@ DECLARE
 BEGIN
   IF coalesce(array_length(texts, 1), 0) = 0 THEN RETURN; END IF;
   IF array_length(texts, 1) > 1 THEN
-    hit := brain_private.deny_match(array_to_string(texts, E'\x01'));
+    hit := brain_private.deny_match(array_to_string(texts, E'\n\x01\n'));
     IF hit.label IS NULL THEN RETURN; END IF;
   END IF;
   FOR i IN 1 .. array_length(texts, 1) LOOP

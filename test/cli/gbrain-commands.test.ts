@@ -160,7 +160,8 @@ describe('[pglite] brain knowledge commands (CLI, embedded brain)', { timeout: 2
 
     expect(brain(['upcast', 'people/zoë-müller']).code).toBe(2);
     const up = json(['upcast', 'people/zoë-müller', '--reason', 'a person worth knowing everywhere']);
-    expect(up).toMatchObject({ action: 'created', personal: { slug: 'people/zoë-müller' } });
+    // The personal slug comes from the kind and the title, never from the project card's slug.
+    expect(up).toMatchObject({ action: 'created', personal: { slug: 'person/zoe-muller' } });
   });
 
   it('imports an MCP memory server memory.json: entities, observations, relations', () => {

@@ -39,7 +39,7 @@ describeOnBothDatabases('GBrain import into personal and memory.json', (brain) =
     expect(report.pages).toMatchObject({ found: 3, created: 1, failed: 2 });
     expect(report.failed.map((f) => f.path)).toEqual(['companies/acme.md', 'people/leaky.md']);
     // The invalid frontmatter is not in the card, but the kept file text is scanned.
-    expect(report.failed[0]!.reason).toMatch(/^companies\/acme\.md: refused by the deny-list: the file of this imported page write .* contains an API key or token$/);
+    expect(report.failed[0]!.reason).toMatch(/^companies\/acme\.md: refused by the deny-list: the file of this imported page write .* contains a secret \(a key, token or password\)$/);
     expect(report.failed[1]!.reason).toMatch(/^people\/leaky\.md: refused by the deny-list: .* contains an e-mail address$/);
     expect(report.ok).toBe(false);
     const q = async (sql: string) => (await brain().admin.query<{ n: number }>(sql))[0]!.n;

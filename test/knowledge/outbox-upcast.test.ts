@@ -109,13 +109,15 @@ describeOnBothDatabases('outbox and upcast', (brain) => {
     await createTopic(homelab, { slug: 'pattern/backup-3-2-1', kind: 'methodology', title: '3-2-1 backups', body: 'Three copies, two media, one offsite.' });
     const r = await upcast(homelab, { slug: 'pattern/backup-3-2-1', reason: 'generic, no homelab specifics' });
     expect(r.action).toBe('created');
-    const [card] = await brain().admin.query<{ body: string }>("SELECT body FROM personal.topics WHERE slug = 'pattern/backup-3-2-1'");
+    // The personal slug comes from the kind and the title, never from the project card's slug.
+    expect(r.personal.slug).toBe('methodology/3-2-1-backups');
+    const [card] = await brain().admin.query<{ body: string }>("SELECT body FROM personal.topics WHERE slug = 'methodology/3-2-1-backups'");
     expect(card!.body).toBe('Three copies, two media, one offsite.');
     const [link] = await brain().admin.query<{ relation: string; to_subject: string }>(
       "SELECT l.relation, l.to_subject FROM homelab.links l JOIN homelab.topics t ON t.id = l.from_topic_id WHERE t.slug = 'pattern/backup-3-2-1'",
     );
     expect(link).toEqual({ relation: 'upcast-of', to_subject: 'personal' });
-    expect((await outbox('personal')).find((o) => o.slug === 'pattern/backup-3-2-1')).toMatchObject({
+    expect((await outbox('personal')).find((o) => o.slug === 'methodology/3-2-1-backups')).toMatchObject({
       actor: homelabRole,
       is_upcast: true,
       flagged: false,

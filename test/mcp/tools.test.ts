@@ -87,8 +87,8 @@ describeOnBothDatabases('MCP tools, resources and prompts', (brain) => {
   it('upcast promotes with a reason; a deny-listed one is refused with a recovery hint', async () => {
     await createTopic(await contextFor(brain(), 'homelab'), { slug: 'pattern/3-2-1', kind: 'methodology', title: '3-2-1 backups', body: 'Three copies, two media, one offsite.' });
     const ok = await call('upcast', { slug: 'pattern/3-2-1', reason: 'generic backup rule' });
-    expect(text(ok)).toContain('personal:pattern/3-2-1');
-    expect(await brain().admin.query("SELECT reason FROM personal.outbox WHERE slug = 'pattern/3-2-1'")).toEqual([{ reason: 'generic backup rule' }]);
+    expect(text(ok)).toContain('personal:methodology/3-2-1-backups');
+    expect(await brain().admin.query("SELECT reason FROM personal.outbox WHERE slug = 'methodology/3-2-1-backups'")).toEqual([{ reason: 'generic backup rule' }]);
     await createTopic(await contextFor(brain(), 'homelab'), { slug: 'env/nas01', kind: 'environment', title: 'nas01 box' });
     const refused = await call('upcast', { slug: 'env/nas01', reason: 'storage' });
     expect(refused.isError).toBe(true);
