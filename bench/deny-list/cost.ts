@@ -1,6 +1,7 @@
-// What the deny-list costs a write: a 2,000-character text (plain prose, prose with accents
-// and a look-alike letter, and prose full of numbers, versions and paths, which the IP,
-// card and entropy checks look at), on PGlite and on a server.
+// What the deny-list costs a write: a 2,000-character text (plain prose; prose with accents
+// and typographic quotes; prose with Cyrillic look-alike letters, as an evasion would have;
+// prose full of numbers, versions and paths, every one of which the IP check looks at), on
+// PGlite and on a server.
 //   matcher   brain_private.deny_check() on one topic row (slug, title, summary, the text as
 //             body, timeline, frontmatter), timed inside the database (no round trips)
 //   write     an INSERT of that topic as a project role: into personal (scanned) minus the
@@ -25,7 +26,8 @@ export function prose(length: number, word: (i: number) => string = (i) => WORDS
 
 export const TEXTS: Record<string, string> = {
   plain: prose(2000),
-  'accents and a look-alike': prose(2000, (i) => (i % 9 === 0 ? 'café' : i % 31 === 0 ? 'cаche' : WORDS[(i * 7) % WORDS.length]!)),
+  'accents, typographic quotes': prose(2000, (i) => (i % 9 === 0 ? 'café' : i % 11 === 0 ? '“naïve”' : i % 13 === 0 ? 'it’s' : i % 17 === 0 ? '–' : WORDS[(i * 7) % WORDS.length]!)),
+  'Cyrillic look-alikes': prose(2000, (i) => (i % 5 === 0 ? 'cаche' : WORDS[(i * 7) % WORDS.length]!)),
   'numbers, versions, paths': prose(2000, (i) =>
     [WORDS[(i * 7) % WORDS.length]!, `v${i % 7}.${i % 13}.${i % 5}.${i % 3}`, `/var/lib/app${i}/data`, `${1000 + i}`, 'Python 3.11.7.1'][i % 5]!,
   ),

@@ -65,6 +65,8 @@ export interface RouteRates {
   falsePositives: CorpusCase[];
   /** Refusals that did not name the class the case pins (label). */
   wrongClass: { case: CorpusCase; message: string }[];
+  /** What the route answered, per case. */
+  outcomes: Outcome[];
   seconds: number;
 }
 
@@ -208,6 +210,7 @@ export async function runRoute(brain: CorpusBrain, route: Route, cases: readonly
     misses: [],
     falsePositives: [],
     wrongClass: [],
+    outcomes,
     seconds: 0,
   };
   for (const c of cases) {

@@ -14,7 +14,7 @@
 --                   rules of deny-list.yaml match this text, case-insensitively.
 --   deny_words(t)   from deny_fold(): lower case, HTML tags, markdown emphasis (* ~ `)
 --                   and hyphenated line breaks removed, and every run of separators
---                   (space, - _ . , ; : / \ | quotes brackets ! ? # = &) one space. The
+--                   (space, - _ . , ; : / \ | quotes brackets ! ? # = & +) one space. The
 --                   subject tokens match this text.
 --
 -- A subject's tokens are compiled by deny_token_pattern() through the same two functions,
@@ -132,15 +132,21 @@ BEGIN
     t := regexp_replace(t,
       '[\u0300-\u036f\u0483-\u0489\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7\u0610-\u061a\u064b-\u065f\u0670\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\U000e0000-\U000e007f\U000e0100-\U000e01ef]',
       '', 'g');
+    -- Typographic quotes, dashes and dots, as their ASCII forms (regexp_replace costs per
+    -- match; translate() would scan its whole list for every character of the text).
+    IF t ~ '[\u2018-\u201f\u2032\u2033\u02bb\u02bc\u2010-\u2015\u2212\u2043\u00b7\u2027\u3002\u30fb\u2219\u22c5]' THEN
+      t := regexp_replace(t, '[\u2018-\u201b\u2032\u02bb\u02bc]', '''', 'g');
+      t := regexp_replace(t, '[\u201c-\u201f\u2033]', '"', 'g');
+      t := regexp_replace(t, '[\u2010-\u2015\u2212\u2043]', '-', 'g');
+      t := regexp_replace(t, '[\u00b7\u2027\u3002\u30fb\u2219\u22c5]', '.', 'g');
+    END IF;
     -- Look-alikes: Cyrillic and Greek letters that pass for Latin ones, Latin letters
-    -- without a decomposition (ø, ł, đ), small capitals, Armenian o/u/h/n/g; typographic
-    -- quotes, dashes, dots. (translate() scans its whole list per character: only text
-    -- that holds one of them pays for it.)
-    IF t ~ '[\u0370-\u03ff\u0400-\u052f\u0531-\u058f\u0131\u0237\u0251\u0261\u0269\u00d0\u00f0\u00d8\u00f8\u0110\u0111\u0126\u0127\u0141\u0142\u0166\u0167\u0180\u0268\u0280\u0299\u029c\u029f\u028f\u0262\u026a\u0274\u1d00-\u1d22\u2018-\u201f\u2032\u2033\u02bb\u02bc\u2010-\u2015\u2212\u2043\u00b7\u2027\u3002\u30fb\u2219\u22c5]' THEN
-    t := translate(t,
-      'аАвВеЕкКмМнНоОрРсСтТуУхХѕЅіІјЈһҺԁԀԛԚԝԜүҮӏӀьЬгпишαΑβΒγεΕΖηΗιΙκΚμΜνΝοΟρΡτΤυΥχΧωϲϹςϳıȷɑɡɩøØłŁđĐħĦŧŦðÐƀɨʀᴀʙᴄᴅᴇɢʜɪᴊᴋʟᴍɴᴏᴘᴛᴜᴠᴡʏᴢօսՍհոցԁ‘’‚‛′ʼʻ“”„‟″‐‑‒–—―−⁃·‧。・∙⋅',
-      'aAbBeEkKmMhHoOpPcCtTyYxXsSiIjJhHdDqQwWyYlIbbrnuwaAbByeEZnHiIkKuMvNoOpPtTuYxXwcCsjijagioOlLdDhHtTdDbiRABCDEGHIJKLMNOPTUVWYZouUhngd'
-        || repeat(chr(39), 7) || '"""""--------......');
+    -- without a decomposition (ø, ł, đ), small capitals, Armenian o/u/h/n/g. Only text that
+    -- holds one of them pays for translate().
+    IF t ~ '[\u0370-\u03ff\u0400-\u052f\u0531-\u058f\u0131\u0237\u0251\u0261\u0269\u00d0\u00f0\u00d8\u00f8\u0110\u0111\u0126\u0127\u0141\u0142\u0166\u0167\u0180\u0268\u0280\u0299\u029c\u029f\u028f\u0262\u026a\u0274\u1d00-\u1d22]' THEN
+      t := translate(t,
+        'аАвВеЕкКмМнНоОрРсСтТуУхХѕЅіІјЈһҺԁԀԛԚԝԜүҮӏӀьЬгпишαΑβΒγεΕΖηΗιΙκΚμΜνΝοΟρΡτΤυΥχΧωϲϹςϳıȷɑɡɩøØłŁđĐħĦŧŦðÐƀɨʀᴀʙᴄᴅᴇɢʜɪᴊᴋʟᴍɴᴏᴘᴛᴜᴠᴡʏᴢօսՍհոցԁ',
+        'aAbBeEkKmMhHoOpPcCtTyYxXsSiIjJhHdDqQwWyYlIbbrnuwaAbByeEZnHiIkKuMvNoOpPtTuYxXwcCsjijagioOlLdDhHtTdDbiRABCDEGHIJKLMNOPTUVWYZouUhngd');
     END IF;
     IF t ~ '[ßæÆœŒþÞ]' THEN
       t := replace(replace(replace(replace(replace(replace(replace(t, 'ß', 'ss'), 'æ', 'ae'), 'Æ', 'AE'), 'œ', 'oe'), 'Œ', 'OE'), 'þ', 'th'), 'Þ', 'TH');
@@ -180,7 +186,7 @@ BEGIN
   -- Markdown emphasis goes; every run of separators becomes one space. (regexp_replace:
   -- translate() costs a scan of its whole list per character, ten times as much here.)
   IF strpos(t, '*') > 0 OR strpos(t, '~') > 0 OR strpos(t, '`') > 0 THEN t := regexp_replace(t, '[*~`]+', '', 'g'); END IF;
-  t := regexp_replace(t, '[\s\]\[._,;:/\\|''"(){}<>!?#=&-]+', ' ', 'g');
+  t := regexp_replace(t, '[\s\]\[._,;:/\\|''"(){}<>!?#=&+-]+', ' ', 'g');
   -- Letter-spaced words (t h o r n h o l l o w): four or more single letters or digits in a
   -- row are read as one word.
   IF t ~ '(?:\m[a-z0-9] +){3,}[a-z0-9]\M' THEN
@@ -192,11 +198,28 @@ BEGIN
 END
 $$;
 
+-- One part of a token as a pattern: each letter also as the digit or sign that stands in
+-- for it (m1r3w00d, Il$abet), each digit also as its letter (nasO1), anything else escaped.
+CREATE FUNCTION brain_private.deny_leet(part text) RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT coalesce(string_agg(CASE c
+      WHEN 'a' THEN '[a4@]' WHEN 'b' THEN '[b8]' WHEN 'e' THEN '[e3]' WHEN 'i' THEN '[i1l]' WHEN 'l' THEN '[l1i]'
+      WHEN 'o' THEN '[o0]' WHEN 's' THEN '[s5$]' WHEN 't' THEN '[t7]'
+      WHEN '0' THEN '[0o]' WHEN '1' THEN '[1il]' WHEN '3' THEN '[3e]' WHEN '4' THEN '[4a]' WHEN '5' THEN '[5s]'
+      WHEN '7' THEN '[7t]' WHEN '8' THEN '[8b]'
+      ELSE regexp_replace(c, '([\\.^$|?*+()\[\]{}])', '\\\1')
+    END, '' ORDER BY o), '')
+  FROM regexp_split_to_table(part, '') WITH ORDINALITY AS x(c, o)
+$$;
+
 -- Compiles a subject's tokens into one pattern over deny_words() text. A token is folded
 -- the way text is; split into parts at separators, at lower-to-upper case changes
 -- (IlsabetMarrow) and between letters and digits (vlan40); a leading article is dropped
 -- (it is optional in the text); the parts may be joined by one separator or none; a plural
--- (s, es, y -> ies) or a possessive ('s, which the word view writes as " s") may follow.
+-- (s, es, y -> ies) or a possessive ('s, which the word view writes as " s") may follow;
+-- letters may be written as the digits that look like them (deny_leet).
 -- Word boundaries where the token begins or ends with a letter or digit. '' for no tokens.
 CREATE FUNCTION brain_private.deny_token_pattern(tokens text[]) RETURNS text
 LANGUAGE plpgsql IMMUTABLE
@@ -221,12 +244,13 @@ BEGIN
     parts := regexp_split_to_array(w, ' +');
     IF array_length(parts, 1) > 1 AND parts[1] IN ('the', 'a', 'an') THEN parts := parts[2:]; END IF;
     FOR i IN 1 .. array_length(parts, 1) LOOP
-      parts[i] := regexp_replace(parts[i], '([\\.^$|?*+()\[\]{}])', '\\\1', 'g');
+      lastp := parts[i];
+      IF i = array_length(parts, 1) AND lastp ~ '[^aeiou]y$' THEN
+        parts[i] := brain_private.deny_leet(left(lastp, -1)) || '(?:y|ie)';
+      ELSE
+        parts[i] := brain_private.deny_leet(lastp);
+      END IF;
     END LOOP;
-    lastp := parts[array_length(parts, 1)];
-    IF lastp ~ '[^aeiou]y$' THEN
-      parts[array_length(parts, 1)] := left(lastp, -1) || '(?:y|ie)';
-    END IF;
     pat := array_to_string(parts, ' *');
     IF w ~ '^[[:alnum:]]' THEN pat := '\m' || pat; END IF;
     IF w ~ '[[:alnum:]]$' THEN pat := pat || '(?:e?s| +s)?\M'; END IF;

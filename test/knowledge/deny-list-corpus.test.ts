@@ -69,6 +69,12 @@ describeOnBothDatabases('deny-list corpus on every route into personal', (brain)
       const r = await runRoute(brain(), route, probe);
       expect(r.refused, route).toBe(probe.length);
       expect(r.wrongClass, route).toEqual([]);
+      for (const o of r.outcomes) {
+        const said = (o.message ?? '').toLowerCase();
+        for (const word of NEVER_SAID) expect(said, `${route}: ${o.message}`).not.toContain(word);
+        // The MCP tools answer with the error code, the field and class, and a hint.
+        if (route === 'upcast' || route === 'remember') expect(o.message, route).toMatch(/^Error \(denied_by_deny_list\): .*the body of this topic write into personal contains .*\nHint: Nothing was written\./);
+      }
     }
     // The database's own answer: field, class and a hint; the matched text is not in it.
     const homelab = brain().config.subjects.find((s) => s.name === 'homelab')!.role;
