@@ -204,7 +204,7 @@ const STARTING_BRAIN_WAIT_MS = 30_000;
  * runs, else by opening the data directory (bootstrapping it first when it changed) and
  * running every statement under SET LOCAL ROLE.
  */
-export async function openSubject(rt: RuntimeConfig, name: string, log?: ConnectionLog): Promise<SubjectConnection> {
+export async function openSubject(rt: RuntimeConfig, name: string, log?: ConnectionLog, opts: { mark?: (phase: string) => void } = {}): Promise<SubjectConnection> {
   const cfg = loadSubjects(rt.subjectsFile);
   const subject = findSubject(cfg, name);
   if (rt.mode === 'server') {
@@ -218,10 +218,10 @@ export async function openSubject(rt: RuntimeConfig, name: string, log?: Connect
     const handle = openServerSubjectDb(parseServerUrl(rt.databaseUrl!), subject, password, undefined, log);
     return { subject, handle, close: () => handle.close() };
   }
-  const admin = await openAdminOrLink(rt, subject);
+  const admin = await openAdminOrLink(rt, subject, opts.mark);
   if (!('session' in admin)) return admin;
   try {
-    await runBootstrap(rt, admin, cfg, { skipIfCurrent: true });
+    await runBootstrap(rt, admin, cfg, { skipIfCurrent: true, ...(opts.mark ? { mark: opts.mark } : {}) });
   } catch (error) {
     await admin.close();
     throw error;
@@ -244,7 +244,7 @@ export async function openSubject(rt: RuntimeConfig, name: string, log?: Connect
  * the lock but has not published its link yet) is waited for; any other holder is refused
  * at once, naming it.
  */
-async function openAdminOrLink(rt: RuntimeConfig, subject: Subject): Promise<AdminConnection | SubjectConnection> {
+async function openAdminOrLink(rt: RuntimeConfig, subject: Subject, mark?: (phase: string) => void): Promise<AdminConnection | SubjectConnection> {
   const deadline = Date.now() + STARTING_BRAIN_WAIT_MS;
   for (;;) {
     const running = findRunning(rt.home);
@@ -259,7 +259,7 @@ async function openAdminOrLink(rt: RuntimeConfig, subject: Subject): Promise<Adm
       }
     }
     try {
-      return await openAdmin(rt);
+      return await openAdmin(rt, mark ? { mark } : {});
     } catch (error) {
       if (!(error instanceof DataDirBusyError) || Date.now() > deadline) throw error;
       const pid = lockHolder(rt.home);

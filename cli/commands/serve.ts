@@ -38,9 +38,18 @@ export const serve: Command = {
     }
     const port = values.port === undefined ? undefined : Number(values.port);
     if (port !== undefined && !Number.isInteger(port)) throw new CliError('--port must be a whole number');
-    const [{ createLogger }, { closeOnSignals, serveOne }] = await Promise.all([import('../../services/runtime/logger.js'), import('../../services/runtime/serve.js')]);
+    const [{ createLogger }, { openSubject }] = await Promise.all([import('../../services/runtime/logger.js'), import('../../db/open.js')]);
     const logger = createLogger('claude-brain');
-    const brain = await serveOne(rt, name, logger, port, phases);
+    phases.mark('modules loaded');
+    // PGlite compiles its WebAssembly on other threads: the subject starts opening now, while
+    // the server's modules load on this one (as brain up does).
+    const opening = openSubject(rt, name, logger, { mark: phases.mark });
+    opening.catch(() => undefined);
+    const { closeOnSignals, serveOne } = await import('../../services/runtime/serve.js').catch(async (error: unknown) => {
+      await opening.then((c) => c.close()).catch(() => undefined);
+      throw error;
+    });
+    const brain = await serveOne(rt, name, logger, port, phases, opening);
     const s = brain.servers[0]!;
     logger.info({ subject: s.subject.name, url: s.url }, 'serving');
     process.stderr.write(`claude-brain: serving "${s.subject.name}" at ${s.url} (started in ${phases.summary()})\n`);

@@ -8,7 +8,7 @@ import { findSubject, loadSubjects, type Subject } from '../../config/subjects.j
 import type { EmbeddedDatabase } from '../../db/embedded.js';
 import { startEmbeddedMaintenance } from '../../db/embedded-maintenance.js';
 import { startLinkServer } from '../../db/link-server.js';
-import { openAdmin, openSubject, runBootstrap, type AdminConnection } from '../../db/open.js';
+import { openAdmin, openSubject, runBootstrap, type AdminConnection, type SubjectConnection } from '../../db/open.js';
 import { publishRunning } from '../../db/running-file.js';
 import { openEmbeddedSubjectDb, type SubjectDb } from '../../db/subject-db.js';
 import { chooseEmbedder, type EmbedderChoice } from './embedding.js';
@@ -138,13 +138,14 @@ async function afterListening(
 }
 
 /** One subject, with only that subject's credentials. */
-export async function serveOne(rt: RuntimeConfig, name: string, logger: Logger, port?: number, phases = new StartPhases()): Promise<RunningBrain> {
+export async function serveOne(rt: RuntimeConfig, name: string, logger: Logger, port?: number, phases = new StartPhases(), opening?: Promise<SubjectConnection>): Promise<RunningBrain> {
   phases.mark('server modules loaded');
   // The embedder's health check (Ollama's) runs while the database opens.
   const choosing = chooseEmbedder(rt);
   choosing.catch(() => undefined);
-  const conn = await openSubject(rt, name, logger);
-  phases.mark(conn.linkedTo ? `linked to ${conn.linkedTo}` : 'database opened');
+  // Already opening when the caller started it while the modules loaded (cli/commands/serve.ts).
+  const conn = await (opening ?? openSubject(rt, name, logger, { mark: phases.mark }));
+  if (conn.linkedTo) phases.mark(`linked to ${conn.linkedTo}`);
   let server: RunningSubjectServer | undefined;
   let after: AfterListening | undefined;
   const close = async () => {
