@@ -61,10 +61,7 @@ export function staleReason() {
 function main() {
   const started = performance.now();
   const why = process.argv.includes('--always') ? 'asked to' : staleReason();
-  if (!why) {
-    if (process.env.BRAIN_BUILD_VERBOSE === '1') process.stderr.write(`dist/ is current (checked in ${Math.round(performance.now() - started)} ms)\n`);
-    return 0;
-  }
+  if (!why) return 0;
   let tsc;
   try {
     tsc = fileURLToPath(import.meta.resolve('typescript/bin/tsc'));
