@@ -97,7 +97,10 @@ export class OfflineEmbedder implements Embedder {
     this.inFlight++;
     clearTimeout(this.idleTimer);
     try {
-      await this.load();
+      // Once more on a fresh thread if the load fails: in one full test run under heavy load the
+      // model's WebAssembly backend was not initialised when the weights were decoded ("Backend
+      // 'wasm' has not yet been initialized"), and the same load passes on a second thread.
+      await this.load().catch(() => this.load());
       const thread = this.modelThread();
       // All batches are queued at once: the thread works through them in order, a query may go between two.
       const batches = await Promise.all(inBatches(texts, this.batchSize).map((batch) => thread.embed(batch, priority)));
