@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 /** A usage or input error: exit code 2, message only. */
@@ -20,4 +21,13 @@ export function printJson(value: unknown): void {
 export function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+}
+
+/** A file's text (or stdin's, as 0), or a CliError naming what could not be read and why. */
+export function readTextFile(file: string | 0, shownAs: string = file === 0 ? 'stdin' : file): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (cause) {
+    throw new CliError(`cannot read ${shownAs} (${(cause as NodeJS.ErrnoException).code ?? cause})`);
+  }
 }

@@ -7,7 +7,8 @@ export class DataDirBusyError extends Error {
   override readonly name = 'DataDirBusyError';
 }
 
-function alive(pid: number): boolean {
+/** Whether a process with this PID exists (EPERM: it does, owned by another user). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -11,7 +11,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomically } from './data-dir.js';
-import { mayBeBrain } from './data-lock.js';
+import { alive, mayBeBrain } from './data-lock.js';
 
 export const RUNNING_FILE = 'running.json';
 export const LOCK_FILE = 'data.lock';
@@ -38,15 +38,6 @@ export function publishRunning(home: string, info: Omit<RunningBrainInfo, 'pid' 
       /* gone already */
     }
   };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** The PID in data.lock, if a live process that may be a brain holds it. */

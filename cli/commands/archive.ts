@@ -1,7 +1,6 @@
 // brain archive / unarchive / merge: the archive tool's three uses as commands.
-import { readFileSync } from 'node:fs';
 import { archiveTopic, mergeTopics } from '../../services/knowledge/index.js';
-import { CliError, parse, printJson } from '../output.js';
+import { CliError, parse, printJson, readTextFile } from '../output.js';
 import { EXIT, SUBJECT_OPTIONS, SUBJECT_USAGE, withSubject } from '../subject.js';
 import type { Command } from './index.js';
 
@@ -49,14 +48,7 @@ export const merge: Command = {
     );
     const [from, into, extra] = positionals;
     if (!from || !into || extra) throw new CliError(`FROM and INTO are needed\nusage: ${mergeUsage}`);
-    let body: string | undefined;
-    if (values['body-file']) {
-      try {
-        body = readFileSync(values['body-file'], 'utf8');
-      } catch (cause) {
-        throw new CliError(`cannot read ${values['body-file']} (${(cause as NodeJS.ErrnoException).code ?? cause})`);
-      }
-    }
+    const body = values['body-file'] ? readTextFile(values['body-file']) : undefined;
     return withSubject(
       values,
       async (ctx) => {

@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { INGEST_TYPES, ingestFile } from '../../services/gbrain/ingest.js';
-import { CliError, parse, printJson } from '../output.js';
+import { CliError, parse, printJson, readTextFile } from '../output.js';
 import { EXIT, SUBJECT_OPTIONS, SUBJECT_USAGE, withSubject } from '../subject.js';
 import type { Command } from './index.js';
 
@@ -16,12 +15,7 @@ export const ingest: Command = {
     if (!file || extra) throw new CliError(`one FILE is needed\nusage: ${usage}`);
     const type = values.type ?? 'doc';
     if (!(INGEST_TYPES as readonly string[]).includes(type)) throw new CliError(`--type is one of ${INGEST_TYPES.join(', ')}`);
-    let content: string;
-    try {
-      content = readFileSync(file, 'utf8');
-    } catch (cause) {
-      throw new CliError(`cannot read ${file} (${(cause as NodeJS.ErrnoException).code ?? cause})`);
-    }
+    const content = readTextFile(file);
     return withSubject(values, async (ctx) => {
       const r = await ingestFile(ctx, {
         content,

@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { putPage } from '../../services/gbrain/put.js';
-import { CliError, parse, printJson } from '../output.js';
+import { CliError, parse, printJson, readTextFile } from '../output.js';
 import { EXIT, SUBJECT_OPTIONS, SUBJECT_USAGE, withSubject } from '../subject.js';
 import type { Command } from './index.js';
 
@@ -14,12 +13,7 @@ export const put: Command = {
     const [slug, extra] = positionals;
     if (!slug || extra) throw new CliError(`one SLUG is needed\nusage: ${usage}`);
     if (!values.file && process.stdin.isTTY) throw new CliError(`pipe the page on stdin, or pass --file\nusage: ${usage}`);
-    let markdown: string;
-    try {
-      markdown = readFileSync(values.file ?? 0, 'utf8');
-    } catch (cause) {
-      throw new CliError(`cannot read ${values.file ?? 'stdin'} (${(cause as NodeJS.ErrnoException).code ?? cause})`);
-    }
+    const markdown = readTextFile(values.file ?? 0);
     return withSubject(values, async (ctx) => {
       const r = await putPage(ctx, { slug, markdown, kind: values.kind, title: values.title, reason: values.reason });
       if (values.json) printJson(r);

@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { addSource, getTopic } from '../../services/knowledge/index.js';
 import { sourceLine } from '../../services/mcp/format.js';
-import { CliError, parse, printJson } from '../output.js';
+import { CliError, parse, printJson, readTextFile } from '../output.js';
 import { EXIT, SUBJECT_OPTIONS, SUBJECT_USAGE, withSubject } from '../subject.js';
 import type { Command } from './index.js';
 
@@ -31,14 +30,7 @@ export const source: Command = {
     const documentId = values.document === undefined ? undefined : Number(values.document);
     if (documentId !== undefined && !(Number.isInteger(documentId) && documentId > 0)) throw new CliError('--document is a document id (a positive whole number)');
     if (documentId !== undefined && values.file) throw new CliError('pass --document or --file, not both');
-    let content: string | undefined;
-    if (values.file) {
-      try {
-        content = readFileSync(values.file, 'utf8');
-      } catch (cause) {
-        throw new CliError(`cannot read ${values.file} (${(cause as NodeJS.ErrnoException).code ?? cause})`);
-      }
-    }
+    const content = values.file ? readTextFile(values.file) : undefined;
     const citing = documentId !== undefined || content !== undefined || values.uri !== undefined;
     if (!citing && (values.locator || values.quote || values.title)) throw new CliError(`--locator, --quote and --title go with a source (--document, --file or --uri)\nusage: ${usage}`);
     return withSubject(values, async (ctx) => {

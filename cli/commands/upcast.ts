@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { upcast as upcastCard } from '../../services/knowledge/index.js';
-import { CliError, parse, printJson } from '../output.js';
+import { CliError, parse, printJson, readTextFile } from '../output.js';
 import { EXIT, SUBJECT_OPTIONS, SUBJECT_USAGE, withSubject } from '../subject.js';
 import type { Command } from './index.js';
 
@@ -17,14 +16,7 @@ export const upcast: Command = {
     );
     const [slug, extra] = positionals;
     if (!slug || extra || !values.reason) throw new CliError(`SLUG and --reason are needed\nusage: ${usage}`);
-    let body: string | undefined;
-    if (values['body-file']) {
-      try {
-        body = readFileSync(values['body-file'], 'utf8');
-      } catch (cause) {
-        throw new CliError(`cannot read ${values['body-file']} (${(cause as NodeJS.ErrnoException).code ?? cause})`);
-      }
-    }
+    const body = values['body-file'] ? readTextFile(values['body-file']) : undefined;
     return withSubject(values, async (ctx) => {
       const r = await upcastCard(ctx, {
         slug,
