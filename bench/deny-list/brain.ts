@@ -16,8 +16,9 @@ import { parseSubjects, type SubjectsConfig } from '../../config/subjects.js';
 import { bootstrap } from '../../db/bootstrap.js';
 import { EmbeddedDatabase } from '../../db/embedded.js';
 import { SecretStore } from '../../db/secrets.js';
-import { ident, pgliteSession, pgSession, type SqlSession } from '../../db/sql.js';
+import { pgliteSession, pgSession, type SqlSession } from '../../db/sql.js';
 import { openEmbeddedSubjectDb, openServerSubjectDb, type SubjectDb } from '../../db/subject-db.js';
+import { loginAsRole, pgliteAsRole } from '../../test/support/as-role.js';
 import { createScratchDatabase } from '../scratch-database.js';
 
 export interface CorpusBrain {
@@ -51,18 +52,7 @@ export async function embeddedCorpusBrain(): Promise<ClosableCorpusBrain> {
     label: 'PGlite (embedded)',
     config,
     admin,
-    asRole: (role, fn, opts) =>
-      embedded.lock.run(async () => {
-        await admin.exec(`BEGIN; SET LOCAL ROLE ${ident(role)}`);
-        try {
-          const result = await fn(admin);
-          await admin.exec(opts?.commit ? 'COMMIT' : 'ROLLBACK');
-          return result;
-        } catch (error) {
-          await admin.exec('ROLLBACK');
-          throw error;
-        }
-      }),
+    asRole: pgliteAsRole(embedded, admin),
     subjectDb(subject) {
       const handle = openEmbeddedSubjectDb(embedded, config.subjects.find((x) => x.name === subject)!);
       handles.push(handle);
@@ -90,23 +80,15 @@ export async function serverCorpusBrain(adminUrl: string): Promise<ClosableCorpu
     label: `PostgreSQL ${version} (server, login roles)`,
     config,
     admin,
-    async asRole(role, fn, opts) {
+    asRole: loginAsRole(async (role) => {
       let client = clients.get(role);
       if (!client) {
         client = new pg.Client({ ...location, user: role, password: secrets.read(role) ?? 'no-password' });
         await client.connect();
         clients.set(role, client);
       }
-      await client.query('BEGIN');
-      try {
-        const result = await fn(pgSession(client));
-        await client.query(opts?.commit ? 'COMMIT' : 'ROLLBACK');
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK');
-        throw error;
-      }
-    },
+      return client;
+    }),
     subjectDb(subject) {
       const s = config.subjects.find((x) => x.name === subject)!;
       const handle = openServerSubjectDb(location, s, secrets.read(s.role)!);

@@ -15,8 +15,9 @@ import { parseSubjects, type SubjectsConfig } from '../../config/subjects.js';
 import { bootstrap, type BootstrapReport } from '../../db/bootstrap.js';
 import { EmbeddedDatabase } from '../../db/embedded.js';
 import { SecretStore } from '../../db/secrets.js';
-import { ident, pgliteSession, pgSession, type SqlSession } from '../../db/sql.js';
+import { pgliteSession, pgSession, type SqlSession } from '../../db/sql.js';
 import { openEmbeddedSubjectDb, openServerSubjectDb, type SubjectDb } from '../../db/subject-db.js';
+import { loginAsRole, pgliteAsRole } from './as-role.js';
 
 export const DEFAULT_SUBJECTS = ['personal', 'homelab', 'novel', 'book'];
 export const KINDS = loadKinds(new URL('../../kinds.yaml', import.meta.url).pathname);
@@ -57,18 +58,7 @@ export async function embeddedBrain(config = testSubjects()): Promise<BrainUnder
       return current;
     },
     admin,
-    asRole: (role, fn, opts) =>
-      embedded.lock.run(async () => {
-        await admin.exec(`BEGIN; SET LOCAL ROLE ${ident(role)}`);
-        try {
-          const result = await fn(admin);
-          await admin.exec(opts?.commit ? 'COMMIT' : 'ROLLBACK');
-          return result;
-        } catch (error) {
-          await admin.exec('ROLLBACK');
-          throw error;
-        }
-      }),
+    asRole: pgliteAsRole(embedded, admin),
     subjectDb(subject) {
       const s = current.subjects.find((x) => x.name === subject)!;
       const handle = openEmbeddedSubjectDb(embedded, s);
@@ -114,19 +104,7 @@ export async function serverBrain(adminUrl: string, config = testSubjects()): Pr
       return current;
     },
     admin,
-    async asRole(role, fn, opts) {
-      const client = await login(role);
-      const session = pgSession(client);
-      await client.query('BEGIN');
-      try {
-        const result = await fn(session);
-        await client.query(opts?.commit ? 'COMMIT' : 'ROLLBACK');
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK');
-        throw error;
-      }
-    },
+    asRole: loginAsRole(login),
     subjectDb(subject) {
       const s = current.subjects.find((x) => x.name === subject)!;
       const handle = openServerSubjectDb(location, s, secrets.read(s.role)!);
