@@ -64,18 +64,18 @@ export async function catalogDigest(session: SqlSession, rolePrefix: string): Pr
        (SELECT string_agg(name || '@' || coalesce(default_version, ''), ',' ORDER BY name) FROM pg_available_extensions),
        (SELECT string_agg(concat_ws(':', r.rolname, a.rolsuper, a.rolinherit, a.rolcreaterole, a.rolcreatedb, a.rolcanlogin, a.rolreplication, a.rolbypassrls, a.rolpassword), ',' ORDER BY r.rolname)
           FROM roles r JOIN pg_authid a ON a.oid = r.oid),
-       (SELECT string_agg(m.roleid::regrole::text || '>' || m.member::regrole::text, ',' ORDER BY 1) FROM pg_auth_members m
+       (SELECT string_agg(m.roleid::regrole::text || '>' || m.member::regrole::text, ',' ORDER BY m.roleid::regrole::text || '>' || m.member::regrole::text) FROM pg_auth_members m
          WHERE m.member IN (SELECT oid FROM roles) OR m.roleid IN (SELECT oid FROM roles)),
-       (SELECT string_agg(s.setrole::regrole::text || '=' || s.setdatabase || ':' || array_to_string(s.setconfig, ';'), ',' ORDER BY 1)
+       (SELECT string_agg(s.setrole::regrole::text || '=' || s.setdatabase || ':' || array_to_string(s.setconfig, ';'), ',' ORDER BY s.setrole::regrole::text || '=' || s.setdatabase || ':' || array_to_string(s.setconfig, ';'))
           FROM pg_db_role_setting s WHERE s.setrole IN (SELECT oid FROM roles)),
        (SELECT string_agg(concat_ws(':', n.nspname, n.nspowner::regrole::text, n.nspacl::text), ',' ORDER BY n.nspname) FROM pg_namespace n JOIN ours o ON o.oid = n.oid),
        (SELECT string_agg(concat_ws(':', o.nspname, c.relname, c.relkind, c.relowner::regrole::text, c.relacl::text, c.relrowsecurity), ',' ORDER BY o.nspname, c.relname)
           FROM pg_class c JOIN ours o ON o.oid = c.relnamespace),
-       (SELECT string_agg(concat_ws(':', c.oid::regclass::text, a.attname, a.attacl::text), ',' ORDER BY 1)
+       (SELECT string_agg(concat_ws(':', c.oid::regclass::text, a.attname, a.attacl::text), ',' ORDER BY concat_ws(':', c.oid::regclass::text, a.attname, a.attacl::text))
           FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN ours o ON o.oid = c.relnamespace WHERE a.attacl IS NOT NULL),
-       (SELECT string_agg(concat_ws(':', p.oid::regprocedure::text, p.proowner::regrole::text, p.proacl::text, p.prosecdef, array_to_string(p.proconfig, ';')), ',' ORDER BY 1)
+       (SELECT string_agg(concat_ws(':', p.oid::regprocedure::text, p.proowner::regrole::text, p.proacl::text, p.prosecdef, array_to_string(p.proconfig, ';')), ',' ORDER BY concat_ws(':', p.oid::regprocedure::text, p.proowner::regrole::text, p.proacl::text, p.prosecdef, array_to_string(p.proconfig, ';')))
           FROM pg_proc p JOIN ours o ON o.oid = p.pronamespace),
-       (SELECT string_agg(concat_ws(':', d.defaclrole::regrole::text, d.defaclnamespace, d.defaclobjtype, d.defaclacl::text), ',' ORDER BY 1) FROM pg_default_acl d),
+       (SELECT string_agg(concat_ws(':', d.defaclrole::regrole::text, d.defaclnamespace, d.defaclobjtype, d.defaclacl::text), ',' ORDER BY concat_ws(':', d.defaclrole::regrole::text, d.defaclnamespace, d.defaclobjtype, d.defaclacl::text)) FROM pg_default_acl d),
        (SELECT datacl::text FROM pg_database WHERE datname = current_database()),
        (SELECT string_agg(extname || '@' || extnamespace::regnamespace::text || '@' || extversion, ',' ORDER BY extname) FROM pg_extension),
        (SELECT string_agg(concat_ws(':', scope, version, checksum), ',' ORDER BY scope, version) FROM brain.schema_migrations),
@@ -83,7 +83,7 @@ export async function catalogDigest(session: SqlSession, rolePrefix: string): Pr
        (SELECT string_agg(concat_ws(':', name, role, is_personal), ',' ORDER BY name) FROM brain.subjects),
        (SELECT string_agg(concat_ws(':', key, value), ',' ORDER BY key) FROM brain.settings),
        (SELECT string_agg(concat_ws(':', id, category, label, pattern, check_fn), E'\\x1f' ORDER BY id) FROM brain_private.deny_rules),
-       (SELECT string_agg(pattern, ',') FROM brain_private.deny_allow)
+       (SELECT string_agg(pattern, ',' ORDER BY pattern) FROM brain_private.deny_allow)
      ) AS state`,
     [rolePrefix],
   );

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
 import { bootstrap } from '../db/bootstrap.js';
+import { catalogDigest } from '../db/bootstrap-state.js';
 import { MIGRATIONS_DIR } from '../db/bootstrap.js';
 import { createScratchDatabase } from '../bench/scratch-database.js';
 import { SecretStore } from '../db/secrets.js';
@@ -23,6 +24,23 @@ describeOnBothDatabases('bootstrap', (brain) => {
     expect(report.migrationsApplied).toEqual([]);
     expect(report.rolesCreated).toEqual([]);
     expect(await catalogSnapshot(brain().admin, brain().config.rolePrefix)).toEqual(before);
+  });
+
+  it('the catalog digest and snapshot do not depend on where rows sit in the catalog', async () => {
+    // Revoking and re-granting one default privilege deletes its pg_default_acl row and
+    // writes it again at the end of the heap: the same catalog, in another physical order.
+    // The embedded brain's start-up skip (db/bootstrap-state.ts) compares this digest.
+    const { rolePrefix } = brain().config;
+    const digest = () => catalogDigest(brain().admin, rolePrefix);
+    const [before, snapshot] = [await digest(), await catalogSnapshot(brain().admin, rolePrefix)];
+    const owner = brain().config.ownerRole;
+    const audit = brain().config.auditRole;
+    const [row] = await brain().admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_default_acl WHERE defaclnamespace = 'brain'::regnamespace");
+    expect(row!.n).toBe(1);
+    await brain().admin.exec(`ALTER DEFAULT PRIVILEGES FOR ROLE "${owner}" IN SCHEMA brain REVOKE SELECT ON TABLES FROM "${audit}"`);
+    await brain().admin.exec(`ALTER DEFAULT PRIVILEGES FOR ROLE "${owner}" IN SCHEMA brain GRANT SELECT ON TABLES TO "${audit}"`);
+    expect(await catalogSnapshot(brain().admin, rolePrefix)).toEqual(snapshot);
+    expect(await digest()).toBe(before);
   });
 
   it('a subject added later gets the same tables and grants as the first ones', async () => {
