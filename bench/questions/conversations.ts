@@ -26,38 +26,34 @@ const SLOTS: Record<string, string[]> = {
   workadj: ['mad', 'endless', 'quiet', 'chaotic', 'fine actually', 'a slog'],
 };
 
-const FILLER_COMMON = [
-  'It\'s been {weather} all week, I\'ve barely been outside.',
-  'Can\'t believe how {weather} it is today.',
-  'Got soaked on the way home, forgot my umbrella again.',
-  'Lovely sunny morning here, had my coffee outside.',
-  'Work was {workadj} today, meetings until {time}.',
-  'Long day. The deadline moved again.',
-  'Finally finished that report I\'d been putting off.',
-  'Working from home tomorrow, thank goodness.',
-  'The train was cancelled so I was late again.',
-  'Any plans for the weekend? We\'re thinking {activity}.',
-  'Lazy weekend, mostly {activity}.',
-  'Saturday was {activity}, Sunday was nothing at all.',
-  'Made {food} for dinner, way too much of it.',
-  'Tried the new {cuisine} place on the high street, pretty good.',
-  'I\'m starving, what are you having tonight?',
-  'Leftover {food} for lunch again.',
-  'Started watching {show}, {n} episodes in.',
-  'No spoilers please, I\'m behind on {show}.',
-  'So tired today, slept terribly.',
-  'Early night for me, I\'m done.',
-  'Talk later, just going into a shop.',
-  'Happy Friday!',
-  'Running late, sorry!',
-  'Are we still on for {day}?',
-  'Thanks for {day}, it was lovely.',
-  'Sorry, missed your message, it\'s been a week.',
-  'Traffic was awful this morning.',
-  'Do you fancy a coffee on {day}?',
-  'Ha, that made me laugh.',
-  'The heating is on already, can you believe it.',
-];
+/** Small talk by theme: the openers I use and the lines that answer them. */
+const FILLER: Record<string, { openers: string[]; lines: string[] }> = {
+  weather: {
+    openers: ['What\'s the weather doing there?', 'Is it still raining where you are?', 'Cold enough for you?'],
+    lines: ['It\'s been {weather} all week, I\'ve barely been outside.', 'Can\'t believe how {weather} it is today.', 'Got soaked on the way home, forgot my umbrella again.', 'Lovely sunny morning here, had my coffee outside.', 'The heating is on already, can you believe it.'],
+  },
+  work: {
+    openers: ['How\'s work?', 'Busy day?', 'Good day at work?'],
+    lines: ['Work was {workadj} today, meetings until {time}.', 'Long day. The deadline moved again.', 'Finally finished that report I\'d been putting off.', 'Working from home tomorrow, thank goodness.', 'The train was cancelled so I was late again.', 'Traffic was awful this morning.'],
+  },
+  weekend: {
+    openers: ['How was the weekend?', 'Any plans for the weekend?', 'Doing anything nice on {day}?'],
+    lines: ['We\'re thinking {activity}.', 'Lazy weekend, mostly {activity}.', 'Saturday was {activity}, Sunday was nothing at all.', 'Not much, maybe {activity}.', 'Thanks for {day}, it was lovely.'],
+  },
+  food: {
+    openers: ['What\'s for dinner?', 'Have you eaten?', 'Cooking anything good tonight?'],
+    lines: ['Made {food} for dinner, way too much of it.', 'Tried the new {cuisine} place on the high street, pretty good.', 'I\'m starving, just got in.', 'Leftover {food} for lunch again.', 'Just {food} tonight, nothing exciting.'],
+  },
+  tv: {
+    openers: ['Watching anything good?', 'Seen anything good lately?'],
+    lines: ['Started {show}, {n} episodes in.', 'No spoilers please, I\'m behind on {show}.', 'Fell asleep in front of {show} again.'],
+  },
+  misc: {
+    openers: ['How are things?', 'You alright?', 'Any news?', 'Long time no speak!', 'What are you up to?'],
+    lines: ['So tired today, slept terribly.', 'Early night for me, I\'m done.', 'Talk later, just going into a shop.', 'Happy Friday!', 'Running late, sorry!', 'Are we still on for {day}?', 'Sorry, missed your message, it\'s been a week.', 'Do you fancy a coffee on {day}?', 'Ha, that made me laugh.'],
+  },
+};
+const THEMES = Object.keys(FILLER);
 
 const FILLER_SPEAKER: Record<Speaker, string[]> = {
   Priya: ['Busy day at the clinic, three spaniels in a row.', 'A parrot bit me today. Again.', 'On lates all week at the clinic.', 'The clinic\'s coffee machine is broken, morale is low.'],
@@ -71,7 +67,6 @@ const FILLER_SPEAKER: Record<Speaker, string[]> = {
   Nora: ['Shelving returns all afternoon, my back aches.', 'Storytime was chaos today, twenty toddlers.', 'The library printer is jammed again.', 'I need a holiday.'],
 };
 
-const ME_OPENERS = ['How\'s your week going?', 'How was the weekend?', 'Any news?', 'Long time no speak!', 'How are things?', 'What are you up to?', 'You alright?', 'How was today?'];
 const ME_REPLIES = ['Ha, really?', 'Keep me posted.', 'Good to know.', 'Oh wow.', 'Let\'s catch up properly soon.', 'Same here.', 'Fair enough.', 'Sounds good to me.', 'Noted!', 'Oh no.'];
 
 const iso = (t: number): string => new Date(t).toISOString().replace('.000Z', 'Z');
@@ -101,12 +96,13 @@ function chatEpisode(r: Rng, id: string, speaker: Speaker, t: number, lines: str
 }
 
 function fillerLines(r: Rng, speaker: Speaker): string[] {
-  const line = () => fill(r, r() < 0.3 ? pick(r, FILLER_SPEAKER[speaker]) : pick(r, FILLER_COMMON));
+  const theme = FILLER[pick(r, THEMES)]!;
+  const own = theme === FILLER.misc && r() < 0.6;
+  const line = () => fill(r, own ? pick(r, FILLER_SPEAKER[speaker]) : pick(r, theme.lines));
   const shape = r();
-  if (shape < 0.4) return [`${speaker}: ${line()}`];
-  if (shape < 0.7) return [`Me: ${pick(r, ME_OPENERS)}`, `${speaker}: ${line()}`];
-  if (shape < 0.9) return [`${speaker}: ${line()}`, `Me: ${pick(r, ME_REPLIES)}`, `${speaker}: ${line()}`];
-  return [`Me: ${fill(r, pick(r, FILLER_COMMON))}`, `${speaker}: ${line()}`];
+  if (shape < 0.35) return [`${speaker}: ${line()}`];
+  if (shape < 0.75) return [`Me: ${fill(r, pick(r, theme.openers))}`, `${speaker}: ${line()}`];
+  return [`Me: ${fill(r, pick(r, theme.openers))}`, `${speaker}: ${line()}`, `Me: ${pick(r, ME_REPLIES)}`];
 }
 
 /** Personal chat episodes: every fact once, in order per speaker, plus filler. */
@@ -117,10 +113,10 @@ export function personalChats(fillerCount: number, seed = 20240101): EpisodeDraf
     const facts = FACTS[speaker];
     const span = (END - START) / facts.length;
     facts.forEach((f, i) => {
-      const t = atHour(r, START + span * (i + 0.2 + 0.6 * r()));
+      const t = atHour(r, f.at ? Date.parse(`${f.at}T00:00:00Z`) : START + span * (i + 0.2 + 0.6 * r()));
       const lines: string[] = [];
       if (f.me) lines.push(`Me: ${f.me}`);
-      else if (r() < 0.3) lines.push(`Me: ${pick(r, ME_OPENERS)}`);
+      else if (r() < 0.3) lines.push(`Me: ${pick(r, FILLER.misc!.openers)}`);
       lines.push(`${speaker}: ${f.text}`);
       if (r() < 0.4) lines.push(`Me: ${pick(r, ME_REPLIES)}`);
       out.push(chatEpisode(r, f.id, speaker, t, lines));

@@ -1,10 +1,12 @@
 // Facts said once in a conversation: each is one turn of one speaker, in the order they happen
-// (the generator spreads each speaker's facts over the two years, keeping this order). `me` is an
+// (the generator spreads each speaker's facts over the two years in this order, unless `at` pins a day). `me` is an
 // optional line of mine before it. Questions name the episode holding a fact as '@<id>'.
 export interface Fact {
   id: string;
   text: string;
   me?: string;
+  /** Pins the day (YYYY-MM-DD) when the spread would contradict the text. */
+  at?: string;
 }
 
 export const SPEAKERS = ['Priya', 'Tom', 'Mum', 'Sam', 'Lukas', 'Aisha', 'Dev', 'Walt', 'Nora'] as const;
@@ -32,7 +34,7 @@ export const FACTS: Record<Speaker, Fact[]> = {
     { id: 'p-jug', text: 'The pottery class had its exhibition and someone actually bought my blue jug for twenty pounds.' },
     { id: 'p-car', text: 'Bought my first car, a little red Honda Jazz from 2015, from a colleague\'s dad.' },
     { id: 'p-ollie-boat', text: 'Ollie is taking me up the river to Hertford on his boat for the bank holiday.' },
-    { id: 'p-marathon-cheer', text: 'I\'ll be at mile 18 with a sign for Dev, something rude about his calves.' },
+    { id: 'p-marathon-cheer', at: '2025-04-01', text: 'I\'ll be at mile 18 with a sign for Dev, something rude about his calves.' },
     { id: 'p-course', text: 'I enrolled on a feline behaviour certificate, evenings, nine months, the clinic pays half.' },
   ],
   Tom: [
@@ -68,7 +70,7 @@ export const FACTS: Record<Speaker, Fact[]> = {
     { id: 'm-smartphone', text: 'I\'ve got one of those smartphones now. How do I make the writing bigger?' },
     { id: 'm-neighbour', text: 'Mrs Patel next door is moving to her daughter\'s in Leicester, the house is up for sale.' },
     { id: 'm-chimney', text: 'The roofer says the chimney needs repointing, 1,400 pounds, and I\'ve said yes.' },
-    { id: 'm-jam', text: 'Made fourteen jars of damson jam for the church fair, sold out by eleven.' },
+    { id: 'm-jam', at: '2024-09-21', text: 'Made fourteen jars of damson jam for the church fair, sold out by eleven.' },
     { id: 'm-osman', text: 'Reading the new Richard Osman. It\'s silly but I can\'t put it down.' },
     { id: 'm-fiesta', text: 'The garage says the Fiesta won\'t pass another MOT, so I\'m looking at small automatics.' },
     { id: 'm-aygo', text: 'Bought a little automatic Toyota Aygo, silver, only 20,000 miles on the clock.' },
@@ -77,7 +79,7 @@ export const FACTS: Record<Speaker, Fact[]> = {
     { id: 'm-batter', text: 'The secret to my pancakes is resting the batter half an hour, I\'ve told you a hundred times.' },
     { id: 'm-hereford', text: 'We sang in Hereford cathedral on Saturday, the acoustics were heavenly.' },
     { id: 'm-solar', text: 'I\'m having solar panels put on the south roof, the man said I\'d save 400 a year.' },
-    { id: 'm-bees', text: 'I\'ve put a bee hotel by the greenhouse, the mason bees moved in within a week.' },
+    { id: 'm-bees', at: '2025-05-18', text: 'I\'ve put a bee hotel by the greenhouse, the mason bees moved in within a week.' },
   ],
   Sam: [
     { id: 's-v5', text: 'Finally sent the purple V5 at the wall, the one with the horrible sloper.' },
@@ -95,21 +97,21 @@ export const FACTS: Record<Speaker, Fact[]> = {
     { id: 's-cat-allergy', text: 'The allergy tests came back: I\'m mildly allergic to cats, so no kitten for us.' },
     { id: 's-sweetgrass', text: 'Reading Braiding Sweetgrass for the staff book group, it\'s beautiful.' },
     { id: 's-parents', text: 'My parents are coming the weekend of the 12th, Dad wants to see the canal museum.' },
-    { id: 's-results', text: 'Results day: 82 percent of my year 11s got a grade 6 or above in chemistry.' },
+    { id: 's-results', at: '2025-08-21', text: 'Results day: 82 percent of my year 11s got a grade 6 or above in chemistry.' },
     { id: 's-bike-stolen', text: 'My bike got stolen from outside school, the lock was cut clean through.' },
     { id: 's-trek', text: 'Got a new bike on the cycle-to-work scheme, a blue Trek FX3.' },
   ],
   Lukas: [
     { id: 'l-dashboard', text: 'The new repairs dashboard is live, Fiona demoed it to the board this morning.' },
     { id: 'l-migration-1', text: 'The warehouse migration to Snowflake is delayed again, the vendor missed their deadline.' },
-    { id: 'l-katrin', text: 'Katrin is pregnant, due in November. We just told our parents.' },
+    { id: 'l-katrin', at: '2024-05-10', text: 'Katrin is pregnant, due in November. We just told our parents.' },
     { id: 'l-migration-2', text: 'Half the reports run on the new warehouse now; the rent arrears one is still broken.' },
-    { id: 'l-strudel', text: 'I brought apple strudel for my birthday, my grandmother\'s recipe: stretch the dough until you can read a newspaper through it.' },
-    { id: 'l-snow', text: 'Cycled in through the snow today, 14 km, my beard froze.' },
+    { id: 'l-strudel', at: '2025-03-14', text: 'I brought apple strudel for my birthday, my grandmother\'s recipe: stretch the dough until you can read a newspaper through it.' },
+    { id: 'l-snow', at: '2025-01-09', text: 'Cycled in through the snow today, 14 km, my beard froze.' },
     { id: 'l-talk', text: 'I\'m giving a talk at PyData London about data quality checks with Great Expectations.' },
     { id: 'l-migration-3', text: 'Migration\'s done! The old SQL Server gets switched off on Friday. Drinks on me.' },
-    { id: 'l-lena', text: 'Our daughter Lena was born on Tuesday night, 3.1 kilos. Nobody is sleeping.' },
-    { id: 'l-paternity', text: 'I\'m on paternity leave for four weeks from Monday; Ravi covers the pipelines.' },
+    { id: 'l-lena', at: '2024-11-12', text: 'Our daughter Lena was born on Tuesday night, 3.1 kilos. Nobody is sleeping.' },
+    { id: 'l-paternity', at: '2024-11-20', text: 'I\'m on paternity leave for four weeks from Monday; Ravi covers the pipelines.' },
     { id: 'l-senior', text: 'I\'ve been promoted to senior analyst, the pay band review went through.' },
     { id: 'l-graz', text: 'Flying home to Graz for two weeks to see my parents, back on the 28th.' },
     { id: 'l-vlookup', text: 'Someone in finance has a spreadsheet with 400,000 rows and ninety VLOOKUPs. I have seen horrors.' },
@@ -126,16 +128,16 @@ export const FACTS: Record<Speaker, Fact[]> = {
     { id: 'a-pharmacy', text: 'I\'m going back to work part time at the pharmacy, Tuesdays to Thursdays.' },
     { id: 'a-drill', text: 'Borrow the drill any time, it\'s in the cupboard by the door; masonry bits are in the red box.', me: 'Could I borrow your drill for the shelves?' },
     { id: 'a-parcel', text: 'I took in a parcel for you, a long box, looks like wood.' },
-    { id: 'a-expecting', text: 'We\'re expecting again! Due in the spring, Zain keeps kissing my tummy.' },
-    { id: 'a-yusuf', text: 'Baby Yusuf arrived on Saturday, 3.6 kilos, we\'re both fine.' },
+    { id: 'a-expecting', at: '2025-02-10', text: 'We\'re expecting again! Due in September, Zain keeps kissing my tummy.' },
+    { id: 'a-yusuf', at: '2025-09-14', text: 'Baby Yusuf arrived on Saturday, 3.6 kilos, we\'re both fine.' },
     { id: 'a-eid', text: 'We\'re having people over for Eid, you and Sam must come, I\'m making biryani.' },
     { id: 'a-bins', text: 'The council moved recycling collection to Wednesdays, the letter came today.' },
   ],
   Dev: [
     { id: 'd-pb', text: 'New parkrun PB this morning, 19:48, finally under twenty minutes.' },
-    { id: 'd-marathon-1', text: 'I\'ve entered the Manchester marathon in April, training starts now.' },
-    { id: 'd-marathon-2', text: 'Marathon training: did 30 km today, the last five were grim.' },
-    { id: 'd-marathon-3', text: 'Marathon done in 3:14! Cramped at mile 22 but held on. Never again. Until next year.' },
+    { id: 'd-marathon-1', at: '2024-10-20', text: 'I\'ve entered the Manchester marathon in April, training starts now.' },
+    { id: 'd-marathon-2', at: '2025-02-16', text: 'Marathon training: did 30 km today, the last five were grim.' },
+    { id: 'd-marathon-3', at: '2025-04-06', text: 'Marathon done in 3:14! Cramped at mile 22 but held on. Never again. Until next year.' },
     { id: 'd-clinic', text: 'I\'m opening my own physio practice with a colleague, a small unit above the bike shop.' },
     { id: 'd-shoes', text: 'Switched to the Hoka Clifton 9, my calves are thanking me.' },
     { id: 'd-route', text: 'New Sunday route: along the canal to the reservoir and back, 16 km and level all the way.' },
@@ -165,7 +167,7 @@ export const FACTS: Record<Speaker, Fact[]> = {
     { id: 'n-club-2', text: 'Next book club book is Tomorrow, and Tomorrow, and Tomorrow. It\'s long, start early.' },
     { id: 'n-crime', text: 'I\'ve started writing a crime novel set in a library. Body in the stacks, very original.' },
     { id: 'n-knitting', text: 'Knitting a jumper for my nephew, the sleeves are different lengths, don\'t tell him.' },
-    { id: 'n-hay', text: 'Going to Hay Festival for the weekend, I\'ve booked six talks.' },
+    { id: 'n-hay', at: '2025-05-23', text: 'Going to Hay Festival for the weekend, I\'ve booked six talks.' },
     { id: 'n-quiz', text: 'Our pub quiz team came second, lost it on a question about the capital of Bolivia.' },
     { id: 'n-club-3', text: 'Next book club pick: Demon Copperhead by Barbara Kingsolver. Last Wednesday as usual.' },
     { id: 'n-coast', text: 'Did the coast to coast bike ride, 140 miles in three days, my legs hate me.' },

@@ -127,4 +127,16 @@ export const HOMELAB_TOPICS: SetCard[] = topic('homelab')([
   ['source/truenas-forum-arc', 'source', 'Forum thread on ARC sizing', 'Summary of a TrueNAS forum thread: on SCALE the ARC takes up to half the RAM by default; raise zfs_arc_max only when apps do not need the memory.', ['zfs']],
   ['media/self-hosted-podcast', 'media', 'Self-Hosted podcast', 'Podcast about running your own services; the episode on backup strategies led to the restore drill.', ['podcast']],
   ['media/zfs-book', 'media', 'FreeBSD Mastery: ZFS', 'Michael W. Lucas on pools, datasets and snapshots; the chapter on RAIDZ layout settled the choice of six drives.', ['zfs', 'book']],
+  // More services, tools and patterns
+  ['svc/redis', 'environment', 'Redis', 'A single Redis container on pve1 holds the Authelia sessions and the Paperless task queue; no persistence needed.', ['database']],
+  ['svc/postgres', 'environment', 'Application databases', 'Postgres 16 containers next to Immich, Paperless and Gitea, one per app; dumped with pg_dump before each restic run.', ['database']],
+  ['host/ont', 'environment', 'Fibre ONT', 'The optical network terminal in the hallway, owned by Fibrenet; its LOS light blinking red means the line is down on their side.', ['network', 'isp']],
+  ['tool/yubikey', 'tool', 'YubiKey', 'Two YubiKey 5 NFC keys, one on the keyring and one in the drawer; they hold the age key for sops, the SSH key and the second factor for Vaultwarden.', ['secrets']],
+  ['tool/ssh-config', 'tool', 'SSH config', '~/.ssh/config has one block per host with ProxyJump through vps-edge when away from home; keys live on the YubiKey.', ['ssh']],
+  ['concept/lxc', 'concept', 'LXC containers', 'System containers sharing the host kernel; unprivileged by default on Proxmox, so device passthrough needs an idmap.', ['proxmox', 'containers']],
+  ['concept/nfs-smb', 'concept', 'NFS versus SMB', 'NFS for Linux hosts and containers (faster, simple permissions by uid), SMB for the laptops and the printer.', ['storage']],
+  ['pattern/one-service', 'design-pattern', 'One service per container', 'Each LXC container runs one service and its database, so a restore or an upgrade touches exactly one thing.', ['containers']],
+  ['methodology/new-service', 'methodology', 'Adding a new service', 'Container from the template, compose file in git, Traefik route, Authelia rule if it has no login, backup include, Uptime Kuma check, runbook page.', ['automation']],
+  ['source/frigate-coral-docs', 'source', 'Frigate docs on the Coral TPU', 'Notes: the USB Coral changes its USB ID after the first inference, so pass through the whole bus or use a udev rule.', ['cameras']],
+  ['media/techno-tim', 'media', 'Techno Tim videos', 'YouTube channel on homelab setups; the Traefik and step-ca walkthroughs were the starting point here.', ['video']],
 ]);

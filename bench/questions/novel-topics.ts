@@ -88,4 +88,15 @@ export const NOVEL_TOPICS: SetCard[] = topic('novel')([
   ['source/salt-history', 'source', 'Salt: A World History (notes)', 'Notes from Mark Kurlansky\'s book: salt taxes, smuggling routes and evaporation pans, used for Teodor\'s chapters.', ['research']],
   ['media/piranesi', 'media', 'Piranesi (Susanna Clarke)', 'An influence on the Archive: a house of endless halls and tides, narrated by someone who trusts it completely.', ['influence']],
   ['media/earthsea', 'media', 'A Wizard of Earthsea', 'Le Guin\'s archipelago and the idea that true names carry power shaped how Sefa guards hers.', ['influence']],
+  // More people and places of Vell
+  ['char/tam', 'character', 'Old Tam', 'The ferryman at the harbour mouth, who rows Ilsabet out at low water and never asks why; he knew Ysolde.', []],
+  ['char/harbourmaster', 'character', 'Harbourmaster Quill', 'Keeps the tide tables of Vell and sells the dates of the spring tides to anyone who pays, including Casimir.', []],
+  ['loc/net-lofts', 'location', 'The net lofts', 'A maze of drying lofts above the fish quay where Teodor loses Rook in chapter 12.', []],
+  ['loc/chart-street', 'location', 'Chart Street', 'The street of engravers, printers and instrument makers below the Guildhall; Jory sleeps in a doorway there.', []],
+  ['loc/fish-market', 'location', 'The fish market', 'A covered market on stilts by the quay; Jory steals the compass there in chapter 3.', []],
+  ['loc/watch-cells', 'location', 'The watch cells', 'Damp cells under the watch house where Teodor is held in chapter 11; visitors speak through a grate.', ['watch']],
+  ['world/low-water-festival', 'concept', 'The Low Water festival', 'On the year\'s lowest tide the city walks out onto the flats with lanterns; the climax of the book happens during it.', []],
+  ['theme/forgery', 'concept', 'Theme: forgery and truth', 'Orrin\'s forged chart and Casimir\'s forged history mirror each other; only salt ink cannot lie.', ['theme']],
+  ['method/research-trip', 'methodology', 'Research trip to the flats', 'Walked the tidal causeway to an island at low tide in 2024 with a guide: the sound of the returning water, the mud, the timing.', ['research']],
+  ['decision/magic-rules', 'decision', 'No explained magic system', 'Salt ink is the only uncanny thing in the book and it is never explained; no rules chapter, no lecture.', ['magic']],
 ]);
