@@ -34,17 +34,19 @@ export interface BenchBrain {
   close(): Promise<void>;
 }
 
-function subjects(): SubjectsConfig {
+/** personal and homelab, or the names given (personal first). */
+function subjects(names: readonly string[] = ['personal', 'homelab']): SubjectsConfig {
   const prefix = `b${randomBytes(3).toString('hex')}_`;
-  return parseSubjects(`role_prefix: ${prefix}\nsubjects:\n  personal:\n    port: 17501\n  homelab:\n    port: 17502\n`, 'bench subjects');
+  const list = names.map((n, i) => `  ${n}:\n    port: ${17501 + i}\n`).join('');
+  return parseSubjects(`role_prefix: ${prefix}\nsubjects:\n${list}`, 'bench subjects');
 }
 
 const kinds = () => loadKinds(join(PACKAGE_ROOT, 'kinds.yaml'));
 const denyList = () => loadDenyList(join(PACKAGE_ROOT, 'deny-list.yaml'));
 
 /** Embedded: in memory, or with `onDisk` in a temporary data directory (removed on close). */
-export async function embeddedBenchBrain(opts: { onDisk?: boolean } = {}): Promise<BenchBrain> {
-  const cfg = subjects();
+export async function embeddedBenchBrain(opts: { onDisk?: boolean; subjects?: readonly string[] } = {}): Promise<BenchBrain> {
+  const cfg = subjects(opts.subjects);
   const dir = opts.onDisk ? mkdtempSync(join(tmpdir(), 'brain-bench-pglite-')) : undefined;
   let embedded = await EmbeddedDatabase.open(dir);
   const admin: SqlSession = {

@@ -9,7 +9,11 @@ import { pathToFileURL } from 'node:url';
 import { OfflineEmbedder } from '../../services/embeddings/offline.js';
 import type { Embedder } from '../../services/embeddings/embedder.js';
 import { createTopic } from '../../services/knowledge/topics.js';
-import { KEYWORD_WEIGHT, reciprocalRankFusion, RRF_K } from '../../services/search/fusion.js';
+import { reciprocalRankFusion } from '../../services/search/fusion.js';
+import { RANKING } from '../../services/search/ranking.js';
+
+const KEYWORD_WEIGHT = RANKING.keywordWeight;
+const RRF_K = RANKING.rrfK;
 import { embedStale } from '../../services/search/reembed.js';
 import { rankedSearch, type SearchMode } from '../../services/search/search.js';
 import { embeddedBenchBrain } from './brain.js';

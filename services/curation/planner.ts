@@ -10,6 +10,10 @@ export interface TopicPlan {
   slug: string;
   existingTitle?: string;
   candidates: { subject: string; slug: string; score: number }[];
+  /** A new card's `mentions` links, as remember() would make them. */
+  links?: { subject: string; slug: string; context: string }[];
+  /** A new card's possible duplicates, shown so the person can say "that is the same thing". */
+  possibleDuplicates?: { subject: string; slug: string; title: string; score: number }[];
 }
 
 export type TopicPlanner = (ctx: BrainContext, subject: string, item: { kind: string; title: string; body: string; slug?: string | undefined }) => Promise<TopicPlan>;

@@ -52,4 +52,8 @@ export interface PlannedItem {
   /** Tags that will be stored under another spelling (knowledge/tags.ts). */
   renamedTags?: TagRename[];
   candidates?: { subject: string; slug: string; score: number }[];
+  /** A new topic's `mentions` links (search before add), written with it. */
+  links?: { subject: string; slug: string; context: string }[];
+  /** Cards the new topic may duplicate: shown in the preview, linked, never merged without the person. */
+  possibleDuplicates?: { subject: string; slug: string; title: string; score: number }[];
 }

@@ -12,6 +12,7 @@ import {
   BrainError,
   findTopic,
   insertEpisode,
+  insertLink,
   insertTopicIfAbsent,
   normaliseTags,
   parseInput,
@@ -78,7 +79,14 @@ async function writeItem(trx: Trx, ctx: BrainContext, p: PlannedItem, why: strin
       tags: item.tags,
       reason: why,
     });
-    if (created) return 'created';
+    if (created) {
+      // A link whose card was archived or removed since propose is dropped, not refused: the card itself still stands.
+      for (const l of p.links ?? []) {
+        const target = await findTopic(trx, l.subject, l.slug);
+        if (target && !target.archived_at) await insertLink(trx, p.subject, created.id, { toSubject: l.subject, to: l.slug, relation: 'mentions', context: l.context });
+      }
+      return 'created';
+    }
     // A new card was asked for by name: never turn it into an update of someone else's card.
     if (item.forceNew) throw new BrainError('already_exists', `topic "${p.slug}" already exists in ${p.subject}`, 'Propose it without forceNew to update that card, or without its slug to get a fresh one.');
   }
@@ -126,6 +134,8 @@ async function plan(ctx: BrainContext, n: number, item: ProposalItem, planner: T
     const decision = await planner(ctx, subject, item);
     Object.assign(p, { action: decision.action === 'update' ? '~' : '+', slug: decision.slug, candidates: decision.candidates });
     if (decision.existingTitle) p.existingTitle = decision.existingTitle;
+    if (decision.links?.length) p.links = decision.links;
+    if (decision.possibleDuplicates?.length) p.possibleDuplicates = decision.possibleDuplicates;
     if (item.forceNew && decision.action === 'update') {
       // As remember: a new card despite a confident match, only with a reason saying why it is another thing.
       if (!item.reason) return { ...p, action: '✗', problem: `"${subject}:${decision.slug}" already looks like this card; creating another (forceNew) needs a reason` };
@@ -159,6 +169,9 @@ export function previewText(subject: string, items: readonly PlannedItem[], id?:
     const extra =
       p.action === '~' && p.item.type === 'topic' ? `  (${p.item.mode}: ${p.item.body.replace(/\s+/g, ' ').slice(0, 60)}${p.item.body.length > 60 ? '…' : ''})` : '';
     const out = [`  [${p.n}] ${p.action} ${p.item.type.padEnd(8)} ${p.item.kind.padEnd(15)} "${title}"${extra}`];
+    if (p.action === '~' && p.slug) out.push(`        updates ${p.subject}:${p.slug} (search before add: the same thing)`);
+    for (const d of p.possibleDuplicates ?? []) out.push(`        may be the same as ${d.subject}:${d.slug} "${d.title}" (p ${d.score}); if it is, propose it again with slug "${d.slug}" to update that card`);
+    if (p.action === '+' && p.links?.length) out.push(`        links to ${p.links.map((l) => `${l.subject}:${l.slug}`).join(', ')}`);
     if (p.item.reason && p.subject === PERSONAL && subject !== PERSONAL) out.push(`        reason: ${p.item.reason}`);
     for (const r of p.renamedTags ?? []) out.push(`        tag ${JSON.stringify(r.to)} (from ${JSON.stringify(r.from)})`);
     if (p.problem) out.push(`        cannot be written: ${p.problem}`);

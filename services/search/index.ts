@@ -11,3 +11,4 @@ export * from './types.js';
 export * from './worker.js';
 export { countPending } from './pending.js';
 export { subjectsWithVectors } from './vectors.js';
+export * from './render.js';

@@ -1,11 +1,13 @@
 // Full-text retrieval over every readable subject in one statement: topics and episodes,
-// matched with brain.search_query() (any-word, phrases and exclusions strict) and ranked by
+// matched with brain.search_query() (any-word, phrases and exclusions strict; a phrase found
+// nowhere falls back to its words) and ranked by
 // cover density. Ranks are comparable across schemas: same function, same configuration.
 // On big tables the rows to rank are narrowed to the question's rarer words first
 // (selectivity.ts), with the plain any-word match as the fallback when that finds nothing.
 import { sql, type RawBuilder } from 'kysely';
 import type { Db, Trx } from '../knowledge/context.js';
 import { searchColumnStats } from './column-stats.js';
+import { RANKING } from './ranking.js';
 import { DEFAULT_PLAN_LIMITS, planMatch, type MatchPlan, type PlanLimits } from './selectivity.js';
 import { episodeFilter, topicFilter, wantsEpisodes } from './sql-filters.js';
 import type { TextQuery } from './text-query.js';
@@ -13,22 +15,20 @@ import type { CardRef, Entity, SearchFilters } from './types.js';
 
 export interface KeywordHit extends CardRef {
   rank: number;
+  kind: string;
+  /** Episodes: when it happened; null for topics. */
+  occurredAt: Date | null;
 }
 
 export interface KeywordResult {
   hits: KeywordHit[];
+  /** The quoted phrases matched nowhere, so their words were searched as plain words instead. */
+  phrasesRelaxed: boolean;
   /** Tables ('subject.topics') whose rows to rank were narrowed to the rarer words, and how. */
   narrowed: Map<string, MatchPlan>;
   /** The narrowed match found nothing, so the plain any-word match ran instead. */
   widened: boolean;
 }
-
-/**
- * ts_rank_cd normalisation 1: divide by 1 + log(length). Without it a long card that mentions
- * every word once outranks the short card that is about them; with full length
- * normalisation (2) short stubs win everything. Chosen on bench/search/relevance.
- */
-export const RANK_NORMALISATION = 1;
 
 export function hasSearchableText(q: TextQuery): boolean {
   return /[\p{L}\p{N}]/u.test(`${q.phrases} ${q.words}`);
@@ -57,24 +57,35 @@ function partsOf(subjects: readonly string[], filters: SearchFilters): Part[] {
   return parts;
 }
 
-export async function keywordSearch(
-  db: Db | Trx,
-  subjects: readonly string[],
-  q: TextQuery,
-  filters: SearchFilters,
-  limit: number,
-  limits: PlanLimits = DEFAULT_PLAN_LIMITS,
-): Promise<KeywordResult> {
+export interface KeywordOptions {
+  /** How big tables are planned (selectivity.ts). */
+  limits?: PlanLimits;
+  /** ts_rank_cd's normalisation flags (ranking.ts). */
+  normalisation?: number;
+}
+
+export async function keywordSearch(db: Db | Trx, subjects: readonly string[], q: TextQuery, filters: SearchFilters, limit: number, options: KeywordOptions = {}): Promise<KeywordResult> {
+  const strict = await keywordSearchAsTyped(db, subjects, q, filters, limit, options);
+  if (strict.hits.length > 0 || q.phrases.trim() === '') return strict;
+  // A quoted phrase found nowhere: people quote what they half remember ("backup window" for
+  // "the window for backups"), so its words are searched as plain words rather than nothing.
+  const words = { ...q, phrases: '', words: `${q.phrases.replace(/"/g, ' ')} ${q.words}`.replace(/\s+/g, ' ').trim() };
+  return { ...(await keywordSearchAsTyped(db, subjects, words, filters, limit, options)), phrasesRelaxed: true };
+}
+
+async function keywordSearchAsTyped(db: Db | Trx, subjects: readonly string[], q: TextQuery, filters: SearchFilters, limit: number, options: KeywordOptions): Promise<KeywordResult> {
+  const limits = options.limits ?? DEFAULT_PLAN_LIMITS;
+  const normalisation = options.normalisation ?? RANKING.rankNormalisation;
   const parts = partsOf(subjects, filters);
-  const none: KeywordResult = { hits: [], narrowed: new Map(), widened: false };
+  const none: KeywordResult = { hits: [], narrowed: new Map(), widened: false, phrasesRelaxed: false };
   if (!hasSearchableText(q) || parts.length === 0) return none;
   // Quoted phrases are required, so they already select few rows: only plain words are narrowed.
   const narrowed = q.phrases.trim() === '' ? await planParts(db, parts, q.words, limits) : new Map<string, MatchPlan>();
-  const hits = await rankParts(db, parts, q, filters, limit, narrowed, limits);
-  if (hits.length > 0 || narrowed.size === 0) return { hits, narrowed, widened: false };
+  const hits = await rankParts(db, parts, q, filters, limit, narrowed, limits, normalisation);
+  if (hits.length > 0 || narrowed.size === 0) return { hits, narrowed, widened: false, phrasesRelaxed: false };
   // Nothing anywhere: the tables ranked as they were found nothing already; only the planned ones run again, unplanned.
   const planned = parts.filter((p) => narrowed.has(partKey(p)));
-  return { hits: await rankParts(db, planned, q, filters, limit, new Map(), limits), narrowed, widened: true };
+  return { hits: await rankParts(db, planned, q, filters, limit, new Map(), limits, normalisation), narrowed, widened: true, phrasesRelaxed: false };
 }
 
 /** The plan of each table that needs one: pg_stats (cached) first, the query's lexemes only if some table has statistics. */
@@ -97,11 +108,21 @@ async function planParts(db: Db | Trx, parts: readonly Part[], words: string, li
 const BM25_K1 = 1.2;
 const BM25_B = 0.75;
 
+interface KeywordRow {
+  subject: string;
+  entity: Entity;
+  id: number | string;
+  kind: string;
+  occurred_at: Date | string | null;
+  rank: number;
+}
+
 /** One table's SELECT: every match ranked, or (planned) the best-scored candidates ranked. */
-function partSelect(p: Part, q: TextQuery, filters: SearchFilters, limit: number, plan: MatchPlan | undefined, limits: PlanLimits): RawBuilder<unknown> {
+function partSelect(p: Part, q: TextQuery, filters: SearchFilters, limit: number, plan: MatchPlan | undefined, limits: PlanLimits, normalisation: number): RawBuilder<unknown> {
   const table = sql.table(`${p.subject}.${p.table}`);
   const filter = (alias: string) => (p.entity === 'topic' ? topicFilter(p.subject, filters, alias) : episodeFilter(filters, alias));
-  const head = sql`SELECT ${p.subject}::text AS subject, ${p.entity}::text AS entity, x.id, ts_rank_cd(x.search, q.rank, ${sql.lit(RANK_NORMALISATION)}) AS rank`;
+  const occurred = p.entity === 'episode' ? sql`x.occurred_at` : sql`NULL::timestamptz`;
+  const head = sql`SELECT ${p.subject}::text AS subject, ${p.entity}::text AS entity, x.id, x.kind, ${occurred} AS occurred_at, ts_rank_cd(x.search, q.rank, ${sql.lit(normalisation)}) AS rank`;
   if (!plan) return sql`(${head} FROM ${table} x, q WHERE x.search @@ q.match AND ${filter('x')})`;
   const terms = plan.terms.map((t) => sql`(brain.lexeme_query(${t.lexemes}::text[]), ${t.weight}::float8)`);
   const excluded = q.exclusions.trim() === '' ? sql`` : sql` AND c.search @@ websearch_to_tsquery(q.cfg, ${q.exclusions})`;
@@ -123,19 +144,19 @@ function partSelect(p: Part, q: TextQuery, filters: SearchFilters, limit: number
 }
 
 /** The one statement that ranks the matches of every table (exported for the plan tests). */
-export function rankStatement(subjects: readonly string[], q: TextQuery, filters: SearchFilters, limit: number, plans: ReadonlyMap<string, MatchPlan>, limits: PlanLimits = DEFAULT_PLAN_LIMITS): RawBuilder<KeywordHit> {
-  return rankPartsStatement(partsOf(subjects, filters), q, filters, limit, plans, limits);
+export function rankStatement(subjects: readonly string[], q: TextQuery, filters: SearchFilters, limit: number, plans: ReadonlyMap<string, MatchPlan>, limits: PlanLimits = DEFAULT_PLAN_LIMITS): RawBuilder<KeywordRow> {
+  return rankPartsStatement(partsOf(subjects, filters), q, filters, limit, plans, limits, RANKING.rankNormalisation);
 }
 
-function rankPartsStatement(parts: readonly Part[], q: TextQuery, filters: SearchFilters, limit: number, plans: ReadonlyMap<string, MatchPlan>, limits: PlanLimits): RawBuilder<KeywordHit> {
-  const selects = parts.map((p) => partSelect(p, q, filters, limit, plans.get(partKey(p)), limits));
-  return sql<KeywordHit>`WITH ${queryCte(q)}
-    SELECT subject, entity, id, rank::float8 AS rank FROM (${sql.join(selects, sql` UNION ALL `)}) hits
+function rankPartsStatement(parts: readonly Part[], q: TextQuery, filters: SearchFilters, limit: number, plans: ReadonlyMap<string, MatchPlan>, limits: PlanLimits, normalisation: number): RawBuilder<KeywordRow> {
+  const selects = parts.map((p) => partSelect(p, q, filters, limit, plans.get(partKey(p)), limits, normalisation));
+  return sql<KeywordRow>`WITH ${queryCte(q)}
+    SELECT subject, entity, id, kind, occurred_at, rank::float8 AS rank FROM (${sql.join(selects, sql` UNION ALL `)}) hits
      ORDER BY rank DESC, subject, entity, id
      LIMIT ${limit}`;
 }
 
-async function rankParts(db: Db | Trx, parts: readonly Part[], q: TextQuery, filters: SearchFilters, limit: number, plans: ReadonlyMap<string, MatchPlan>, limits: PlanLimits): Promise<KeywordHit[]> {
-  const rows = await rankPartsStatement(parts, q, filters, limit, plans, limits).execute(db);
-  return rows.rows.map((r) => ({ subject: r.subject, entity: r.entity, id: Number(r.id), rank: Number(r.rank) }));
+async function rankParts(db: Db | Trx, parts: readonly Part[], q: TextQuery, filters: SearchFilters, limit: number, plans: ReadonlyMap<string, MatchPlan>, limits: PlanLimits, normalisation: number): Promise<KeywordHit[]> {
+  const rows = await rankPartsStatement(parts, q, filters, limit, plans, limits, normalisation).execute(db);
+  return rows.rows.map((r) => ({ subject: r.subject, entity: r.entity, id: Number(r.id), rank: Number(r.rank), kind: r.kind, occurredAt: r.occurred_at === null ? null : new Date(r.occurred_at) }));
 }

@@ -1,9 +1,12 @@
 // Search before add: every write of a topic through remember() first looks for the card it
-// may duplicate, then decides (documented in docs/retrieval.md):
-//   - a confident match in the target subject: that card is updated (replace or append);
-//   - only loose matches: a new card, with a `mentions` link to each;
-//   - nothing meaningful: a new island card.
-// Creating a new card despite a confident match needs forceNew and a reason. The decision
+// may duplicate, weighs each candidate (judgement.ts), then decides (docs/retrieval.md):
+//   - the same thing, of the same kind, in the target subject: that card is updated;
+//   - possibly the same thing: a new card, linked to the match and flagged in the answer, so
+//     the model can merge them (archive with `into`) once the person agrees;
+//   - related cards: a new card with a `mentions` link to each (at most MAX_LINKS), with the
+//     sentence that names it as the link's context;
+//   - nothing: a new island card.
+// Creating a new card despite a same-thing match needs forceNew and a reason. The decision
 // and the candidates weighed are stored with the write in the outbox (the write intent's
 // detail). Writing into personal, only personal is searched, so the stored decision names
 // only personal cards: every project can read personal's outbox.
@@ -19,7 +22,9 @@ import { addTags, normaliseTags, type TagRename } from '../knowledge/tags.js';
 import { findTopic, insertTopicIfAbsent, lockTopic, readableSubjects, toTopic, updateTopicIn, type Topic } from '../knowledge/topics.js';
 import { rankedSearch, type SearchDeps } from './search.js';
 import { MATCH_ROW_BUDGET, type PlanLimits } from './selectivity.js';
-import { dice, lexemesOf, topicLexemes } from './similarity.js';
+import { judgementModelFor } from './calibration.js';
+import { judgePair, pairEvidence, type PairEvidence, type Verdict } from './judgement.js';
+import { lexemesOf, topicLexemes } from './similarity.js';
 import { firstFreeSlug, slugFor } from './slugify.js';
 import { cardKey, type CardRef } from './types.js';
 
@@ -40,38 +45,6 @@ export const rememberInput = z.object({
 });
 export type RememberInput = z.input<typeof rememberInput>;
 
-/**
- * Each signal maps onto one score scale: 0 = nothing in common, 0.5 = its "related"
- * threshold, 1 = its "confident" threshold (linear between, capped at 1). A candidate's
- * score is its best signal: >= 1 confident, >= 0.5 related, below that not meaningful.
- */
-export const THRESHOLDS = {
-  /** Dice overlap of title lexemes: "Postgres backups" vs "Backups of Postgres" = 1. */
-  title: { related: 0.5, confident: 0.8 },
-  /** Dice overlap of all lexemes of the new text and the card. */
-  text: { related: 0.2, confident: 0.75 },
-} as const;
-/**
- * A card of another kind (a decision about the Postgres server vs the server itself) may be
- * very like the new one in words and meaning yet be a different thing: text and vector
- * signals alone cannot make it confident; its score is capped just below.
- */
-export const OTHER_KIND_CAP = 0.99;
-
-/**
- * Cosine similarity thresholds per embedding model (document vs query embedding). Vectors
- * alone only make a match confident at near-duplicate level. use-lite-512 was calibrated
- * on pairs like a card and its paraphrase (0.93) vs related cards (0.5-0.85) vs unrelated
- * (~0.1); the nomic values are the published typical ranges, not measured here.
- */
-export const VECTOR_THRESHOLDS: Readonly<Record<string, { related: number; confident: number }>> = {
-  'use-lite-512': { related: 0.5, confident: 0.9 },
-  'nomic-embed-text': { related: 0.65, confident: 0.9 },
-};
-const DEFAULT_VECTOR_THRESHOLD = { related: 0.65, confident: 0.92 };
-
-export const CONFIDENT = 1;
-export const RELATED = 0.5;
 /** Candidates taken from each search (text, title) before weighing. */
 const CANDIDATES_PER_SEARCH = 8;
 /**
@@ -85,21 +58,27 @@ const CANDIDATES_PER_SEARCH = 8;
  * (still with every word).
  */
 export const CANDIDATE_PLAN_LIMITS: PlanLimits = Object.freeze({ rankAll: 100, budget: MATCH_ROW_BUDGET, rerankFactor: 2, maxTerms: 16 });
-/** At most this many `mentions` links from a new card. */
-const MAX_LINKS = 5;
-
-export type Verdict = 'confident' | 'related' | 'weak';
+/** At most this many `mentions` links from a new card, the most likely first. */
+export const MAX_LINKS = 3;
 
 export interface Candidate {
   subject: string;
   slug: string;
   title: string;
+  kind: string;
+  /** P(same thing), 3 decimals: the candidate's score. */
   score: number;
+  /** P(worth a link). */
+  link: number;
   verdict: Verdict;
-  signals: { slug: boolean; title: number; text: number; vector?: number };
+  /** Gets a `mentions` link if the card is written new (judgement.ts). */
+  linkable: boolean;
+  evidence: PairEvidence;
+  /** The sentence of the new text that names the candidate (the link's context), if any. */
+  sentence?: string;
 }
 
-export type RememberAction = 'updated' | 'created-linked' | 'created-island' | 'created-forced';
+export type RememberAction = 'updated' | 'created-flagged' | 'created-linked' | 'created-island' | 'created-forced';
 
 export interface RememberResult {
   action: RememberAction;
@@ -109,18 +88,25 @@ export interface RememberResult {
   /** Tags stored under another spelling than the one given (tags.ts normalises them). */
   renamedTags: TagRename[];
   linkedTo: { subject: string; slug: string }[];
+  /** Cards that may be this same thing (linked, not merged): a person decides. */
+  possibleDuplicates: { subject: string; slug: string; title: string; score: number }[];
   candidates: Candidate[];
   warnings: string[];
 }
 
-function scaled(value: number, t: { related: number; confident: number }): number {
-  if (value >= t.confident) return 1;
-  if (value >= t.related) return 0.5 + (0.5 * (value - t.related)) / (t.confident - t.related);
-  return (0.5 * Math.max(0, value)) / t.related;
-}
-
-export function verdictOf(score: number): Verdict {
-  return score >= CONFIDENT ? 'confident' : score >= RELATED ? 'related' : 'weak';
+/**
+ * The decision search before add takes for a new card, from its weighed candidates. A slug
+ * given by the caller asks for that card: only it can be updated, and any other match is
+ * flagged instead.
+ */
+export function decide(candidates: readonly Candidate[], target: string, slug?: string): { update?: Candidate; flagged: Candidate[]; links: Candidate[] } {
+  const update = candidates.find((c) => c.verdict === 'same' && c.subject === target && (slug === undefined || c.slug === slug));
+  const flagged = candidates.filter((c) => c !== update && (c.verdict === 'possible-duplicate' || c.verdict === 'same'));
+  const links = candidates
+    .filter((c) => c !== update && c.linkable && !(c.subject === target && c.slug === slug))
+    .sort((a, b) => b.link - a.link)
+    .slice(0, MAX_LINKS);
+  return { ...(update ? { update } : {}), flagged, links };
 }
 
 export async function remember(ctx: BrainContext, raw: RememberInput, deps: SearchDeps = {}): Promise<RememberResult> {
@@ -136,7 +122,8 @@ export async function remember(ctx: BrainContext, raw: RememberInput, deps: Sear
   const scope = target === PERSONAL ? [PERSONAL] : readableSubjects(ctx);
   const { candidates, warnings } = await weighCandidates(ctx, scope, target, wantedSlug, input, deps);
 
-  const confident = candidates.find((c) => c.verdict === 'confident' && c.subject === target);
+  const chosen = decide(candidates, target, input.slug);
+  const confident = chosen.update;
   if (confident && input.forceNew && !input.reason?.trim()) {
     throw new BrainError(
       'reason_required',
@@ -146,16 +133,14 @@ export async function remember(ctx: BrainContext, raw: RememberInput, deps: Sear
     );
   }
   const update = confident && !input.forceNew ? confident : undefined;
-  const links = update
-    ? []
-    : candidates
-        .filter((c) => c.verdict !== 'weak' && !(c.subject === target && c.slug === wantedSlug && input.slug !== undefined))
-        .slice(0, MAX_LINKS);
-  const action: RememberAction = update ? 'updated' : confident ? 'created-forced' : links.length > 0 ? 'created-linked' : 'created-island';
+  const links = update ? [] : [...chosen.links, ...(confident ? [confident] : [])].slice(0, MAX_LINKS + (confident ? 1 : 0));
+  const flagged = update ? [] : chosen.flagged;
+  const action: RememberAction = update ? 'updated' : confident ? 'created-forced' : flagged.length > 0 ? 'created-flagged' : links.length > 0 ? 'created-linked' : 'created-island';
+  const possibleDuplicates = flagged.map((c) => ({ subject: c.subject, slug: c.slug, title: c.title, score: c.score }));
 
   const decision = {
     decision: action,
-    candidates: candidates.map((c) => ({ subject: c.subject, slug: c.slug, score: c.score, verdict: c.verdict })),
+    candidates: candidates.map((c) => ({ subject: c.subject, slug: c.slug, score: c.score, link: c.link, verdict: c.verdict })),
   };
   try {
     return await write(ctx, { operation: 'remember', reason: input.reason, detail: decision }, async (trx) => {
@@ -176,7 +161,7 @@ export async function remember(ctx: BrainContext, raw: RememberInput, deps: Sear
         const tagged = await addTags(trx, target, row.id, input.tags);
         return { card: toTopic(target, row), changed: before?.updated_at.valueOf() !== row.updated_at.valueOf() || tagged.added > 0 };
       };
-      if (update) return { action, ...(await updateCard(update.slug)), linkedTo: [], candidates, warnings, renamedTags };
+      if (update) return { action, ...(await updateCard(update.slug)), linkedTo: [], possibleDuplicates: [], candidates, warnings, renamedTags };
 
       const card = { kind: input.kind, title: input.title, summary: input.summary ?? '', body: input.body, timeline: '', frontmatter: {}, tags: input.tags, reason: input.reason };
       let row;
@@ -188,7 +173,7 @@ export async function remember(ctx: BrainContext, raw: RememberInput, deps: Sear
         row = await insertTopicIfAbsent(trx, target, { ...card, slug: slugNow });
         if (!row) {
           await sql`SELECT set_config('brain.detail', ${JSON.stringify({ ...decision, decision: 'updated', createdMeanwhile: slugNow })}, true)`.execute(trx);
-          return { action: 'updated' as const, ...(await updateCard(slugNow)), linkedTo: [], candidates, warnings, renamedTags };
+          return { action: 'updated' as const, ...(await updateCard(slugNow)), linkedTo: [], possibleDuplicates: [], candidates, warnings, renamedTags };
         }
       } else if (input.slug !== undefined) {
         row = await insertTopicIfAbsent(trx, target, { ...card, slug: input.slug });
@@ -201,10 +186,8 @@ export async function remember(ctx: BrainContext, raw: RememberInput, deps: Sear
           row = await insertTopicIfAbsent(trx, target, { ...card, slug: free });
         }
       }
-      for (const c of links) {
-        await insertLink(trx, target, row.id, { toSubject: c.subject, to: c.slug, relation: 'mentions', context: `search before add: ${c.verdict} match, score ${c.score}` });
-      }
-      return { action, card: toTopic(target, row), changed: true, linkedTo: links.map((c) => ({ subject: c.subject, slug: c.slug })), candidates, warnings, renamedTags };
+      for (const c of links) await insertLink(trx, target, row.id, { toSubject: c.subject, to: c.slug, relation: 'mentions', context: linkContext(c) });
+      return { action, card: toTopic(target, row), changed: true, linkedTo: links.map((c) => ({ subject: c.subject, slug: c.slug })), possibleDuplicates, candidates, warnings, renamedTags };
     });
   } catch (error) {
     if (error instanceof BrainError) throw error;
@@ -241,28 +224,48 @@ export async function weighCandidates(
 
   const [titleLex, textLex] = await lexemesOf(ctx.db, [input.title, text]);
   const cards = await topicLexemes(ctx.db, [...refs.values()]);
-  const vt = (deps.embedder && VECTOR_THRESHOLDS[deps.embedder.model.split(':')[0]!]) || DEFAULT_VECTOR_THRESHOLD;
+  const model = judgementModelFor(deps.embedder?.model);
+  const incoming = { kind, titleLexemes: titleLex!, allLexemes: textLex! };
   const candidates: Candidate[] = [];
   for (const [key, ref] of refs) {
     const card = cards.get(key);
     if (!card) continue;
-    const slugEqual = ref.subject === target && card.slug === wantedSlug;
-    const title = dice(titleLex!, card.titleLexemes);
-    const textSim = dice(textLex!, card.allLexemes);
-    const vector = vectorSim.get(key);
-    const content = Math.max(scaled(textSim, THRESHOLDS.text), vector === undefined ? 0 : scaled(vector, vt));
-    const score = Math.max(slugEqual ? 1 : 0, scaled(title, THRESHOLDS.title), card.kind === kind ? content : Math.min(OTHER_KIND_CAP, content));
-    const rounded = Number(score.toFixed(3));
+    const evidence = pairEvidence(incoming, card, vectorSim.get(key), ref.subject === target && card.slug === wantedSlug, model);
+    const j = judgePair(evidence, model);
+    const sentence = namingSentence(text, card.title);
     candidates.push({
       subject: ref.subject,
       slug: card.slug,
       title: card.title,
-      score: rounded,
-      verdict: verdictOf(rounded),
-      signals: { slug: slugEqual, title: Number(title.toFixed(3)), text: Number(textSim.toFixed(3)), ...(vector === undefined ? {} : { vector: Number(vector.toFixed(3)) }) },
+      kind: card.kind,
+      score: Number(j.pSame.toFixed(3)),
+      link: Number(j.pLink.toFixed(3)),
+      verdict: j.verdict,
+      linkable: j.linkable,
+      evidence,
+      ...(sentence ? { sentence } : {}),
     });
   }
   // Best first; on a tie the target subject's card first (it is the one that can be updated).
   candidates.sort((a, b) => b.score - a.score || Number(b.subject === target) - Number(a.subject === target) || a.slug.localeCompare(b.slug));
   return { candidates, warnings: [...new Set(warnings)] };
+}
+
+/** The first sentence of `text` naming `title` (all its longer words), for a link's context. */
+export function namingSentence(text: string, title: string): string | undefined {
+  const words = title
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}+]+/u)
+    .filter((w) => w.length >= 3 && !['the', 'and', 'for', 'with', 'our', 'my'].includes(w));
+  if (words.length === 0) return undefined;
+  for (const sentence of text.split(/(?<=[.!?])\s+|\n+/)) {
+    const lower = sentence.toLowerCase();
+    if (words.every((w) => lower.includes(w))) return sentence.trim().slice(0, 300);
+  }
+  return undefined;
+}
+
+export function linkContext(c: Candidate): string {
+  const why = c.verdict === 'possible-duplicate' || c.verdict === 'same' ? `possibly the same thing (p ${c.score})` : `related (p ${c.link})`;
+  return c.sentence ? `${why}: "${c.sentence}"` : `search before add: ${why}`;
 }

@@ -13,10 +13,14 @@ import { BrainError } from '../knowledge/errors.js';
 import { dateBound, parseInput, subjectRef, tag } from '../knowledge/schemas.js';
 import { readableSubjects } from '../knowledge/topics.js';
 import { estimateTokens, truncateToTokens } from './budget.js';
-import { KEYWORD_WEIGHT, reciprocalRankFusion, RRF_K } from './fusion.js';
+import { renderSearchAnswer } from './render.js';
+import { reciprocalRankFusion } from './fusion.js';
 import { hasSearchableText, keywordSearch, type KeywordHit, type KeywordResult } from './keyword.js';
 import { countPending } from './pending.js';
 import { cardDisplays, passageSnippet } from './snippets.js';
+import { rankingWith, type Ranking } from './ranking.js';
+import { floorFor, gatherEvidence, NO_EVIDENCE, relevanceOf, type Evidence } from './relevance.js';
+import { relevanceModelFor } from './calibration.js';
 import type { PlanLimits } from './selectivity.js';
 import { parseTextQuery, type TextQuery } from './text-query.js';
 import { cardKey, type CardRef, type Entity, type SearchFilters } from './types.js';
@@ -36,8 +40,11 @@ export const searchInput = z.object({
   since: when.optional(),
   until: when.optional(),
   subject: subjectRef,
-  limit: z.number().int().min(1).max(100).default(10),
+  /** Left out: up to DEFAULT_LIMIT hits, fewer where relevance drops. */
+  limit: z.number().int().min(1).max(100).optional(),
   budgetTokens: z.number().int().min(1).max(200_000).optional(),
+  /** The relevance (0-1) a question's best hit must reach to be answered; default the model's calibrated floor, 0 shows everything. */
+  minRelevance: z.number().min(0).max(1).optional(),
   includeEpisodes: z.boolean().default(true),
 });
 export type SearchInput = z.input<typeof searchInput>;
@@ -51,6 +58,10 @@ export interface SearchDeps {
   queryEmbedTimeoutMs?: number;
   /** How keyword search plans big tables (selectivity.ts); the benchmarks compare it with never planning. */
   keywordPlanLimits?: PlanLimits;
+  /** Other ranking constants than ranking.ts's (the benchmarks' sweeps). */
+  ranking?: Partial<Ranking>;
+  /** No relevance floor: every ranked hit up to the limit (the benchmarks' recall figures). */
+  noFloor?: boolean;
 }
 
 export type MatchedBy = 'keyword' | 'vector' | 'both';
@@ -64,8 +75,10 @@ export interface SearchHit {
   kind: string;
   title: string;
   snippet: string;
-  /** Hybrid: the RRF score. Keyword: ts_rank_cd. Semantic: cosine similarity (1 - distance). */
+  /** What ranked it. Hybrid: the RRF score (with the boosts). Keyword: ts_rank_cd. Semantic: cosine similarity (1 - distance). */
   score: number;
+  /** How likely the hit answers the question, 0-1, on one scale for every query (relevance.ts). */
+  relevance: number;
   matchedBy: MatchedBy;
   /** Episodes: when it happened. */
   occurredAt?: string;
@@ -80,6 +93,10 @@ export interface SearchResult {
   pendingEmbeddings: number | null;
   /** Hits left out to respect budgetTokens. */
   omittedForBudget?: number;
+  /** Candidates left out as not relevant enough (below the floor); with no hits, the answer is "nothing relevant". */
+  belowFloor: number;
+  /** With no hits: the best of the candidates left out, named only (titles cost little), for a model that expected an answer. */
+  weakMatches?: { subject: string; type: Entity; slug: string | null; id: number; title: string; relevance: number }[];
 }
 
 /** Internal: the ranked lists before display, for remember() and the benchmarks. */
@@ -95,17 +112,33 @@ export interface RankedSearch {
   mode: SearchMode;
   warnings: string[];
   pendingEmbeddings: number | null;
+  /** The query's embedding, when the semantic side ran (relevance.ts compares cards with it). */
+  queryVector?: { embedding: number[]; model: string; dims: number };
+  /** Subjects with chunk tables. */
+  vectorSubjects: string[];
 }
 
 const DEFAULT_QUERY_EMBED_TIMEOUT_MS = 3_000;
 
+/** Hits shown when the caller names no limit: at most this many, fewer where relevance drops. */
+export const DEFAULT_LIMIT = 10;
+/**
+ * With no limit given, a hit is shown only while its relevance is at least this share of the
+ * best hit's: the answer stops where relevance drops (bench/search/questions.ts chose it).
+ */
+export const RELEVANCE_DROP = 0.3;
+/** Titles named when a question is answered "nothing relevant". */
+const WEAK_MATCHES = 3;
+/** Candidates beyond the limit whose relevance is read, so hits left out below the floor can be replaced. */
+const EVIDENCE_SLACK = 10;
+
 export async function search(ctx: BrainContext, raw: SearchInput, deps: SearchDeps = {}): Promise<SearchResult> {
   const ranked = await rankedSearch(ctx, raw, deps);
   const { input } = ranked;
-  const top = ranked.fused.slice(0, input.limit);
-  const displays = await cardDisplays(ctx.db, top.map((h) => h.ref), ranked.textQuery);
+  const { kept, belowFloor, weak } = await judgeRelevance(ctx, ranked, deps);
+  const displays = await cardDisplays(ctx.db, [...kept, ...weak].map((h) => h.ref), ranked.textQuery);
   let hits: SearchHit[] = [];
-  for (const h of top) {
+  for (const h of kept) {
     const d = displays.get(cardKey(h.ref));
     if (!d) continue; // deleted between ranking and display
     // A card found only by meaning has no matched words to mark: its nearest chunk says more.
@@ -119,45 +152,85 @@ export async function search(ctx: BrainContext, raw: SearchInput, deps: SearchDe
       title: d.title,
       snippet,
       score: Number(h.score.toFixed(6)),
+      relevance: Number(h.relevance.toFixed(3)),
       matchedBy: h.matchedBy,
       ...(d.occurredAt ? { occurredAt: d.occurredAt } : {}),
     });
   }
-  let omittedForBudget: number | undefined;
-  if (input.budgetTokens !== undefined) {
-    const fitted = fitHitsToBudget(hits, input.budgetTokens);
-    omittedForBudget = hits.length - fitted.length;
-    hits = fitted;
-  }
-  return {
+  const weakMatches = weak.flatMap((h) => {
+    const d = displays.get(cardKey(h.ref));
+    return d ? [{ subject: h.ref.subject, type: h.ref.entity, slug: d.slug, id: h.ref.id, title: d.title, relevance: Number(h.relevance.toFixed(3)) }] : [];
+  });
+  const result: SearchResult = {
     hits,
     mode: ranked.mode,
     warnings: ranked.warnings,
     pendingEmbeddings: ranked.pendingEmbeddings,
-    ...(omittedForBudget !== undefined ? { omittedForBudget } : {}),
+    belowFloor,
+    ...(weakMatches.length > 0 ? { weakMatches } : {}),
   };
+  if (input.budgetTokens === undefined) return result;
+  const fitted = fitHitsToBudget(result, input.budgetTokens);
+  return { ...result, hits: fitted, omittedForBudget: hits.length - fitted.length };
 }
 
-/** What one hit costs in a model's context: its fields as they would be shown. */
-export function hitTokens(h: Pick<SearchHit, 'subject' | 'slug' | 'id' | 'kind' | 'title' | 'snippet'>): number {
-  return estimateTokens(`${h.title} (${h.kind}, ${h.subject}:${h.slug ?? `episode/${h.id}`})\n${h.snippet}\n`);
+export interface JudgedHit {
+  ref: CardRef;
+  score: number;
+  matchedBy: MatchedBy;
+  passage?: string;
+  relevance: number;
+  evidence: Evidence;
 }
 
-/** Best hits first while they fit; the first hit is kept with a shortened snippet rather than returning nothing. */
-export function fitHitsToBudget(hits: readonly SearchHit[], budget: number): SearchHit[] {
+/**
+ * The hits to show: the best-ranked candidates whose relevance (relevance.ts) clears the
+ * model's floor, up to the limit; with no limit given, only while relevance stays within
+ * RELEVANCE_DROP of the best. Also counts the candidates left out below the floor.
+ */
+export async function judgeRelevance(ctx: BrainContext, ranked: RankedSearch, deps: SearchDeps = {}): Promise<{ kept: JudgedHit[]; belowFloor: number; weak: JudgedHit[] }> {
+  const limit = ranked.input.limit ?? DEFAULT_LIMIT;
+  const candidates = ranked.fused.slice(0, limit + EVIDENCE_SLACK);
+  const probeText = `${ranked.textQuery.phrases.replace(/"/g, ' ')} ${ranked.textQuery.words}`;
+  const evidence = await gatherEvidence(ctx.db, candidates.map((c) => c.ref), { text: probeText, vector: ranked.queryVector, subjectsWithVectors: ranked.vectorSubjects });
+  const model = relevanceModelFor(ranked.queryVector?.model);
+  const judged = candidates.map((c) => {
+    const e = evidence.get(cardKey(c.ref)) ?? NO_EVIDENCE;
+    return { ...c, evidence: e, relevance: relevanceOf(e, ranked.queryVector?.model) };
+  });
+  // Semantic mode asks for the nearest cards by meaning, and the offline model's cosine cannot
+  // vouch for an answer by itself (relevance.ts): only keyword and hybrid searches are gated.
+  const gated = !deps.noFloor && ranked.input.minRelevance !== 0 && (ranked.mode !== 'semantic' || ranked.input.minRelevance !== undefined);
+  if (!gated) {
+    const best = Math.max(0, ...judged.map((h) => h.relevance));
+    const drop = ranked.input.limit === undefined && ranked.input.minRelevance === undefined && !deps.noFloor;
+    const shown = drop ? judged.filter((h) => h.relevance >= best * RELEVANCE_DROP) : judged;
+    return { kept: shown.slice(0, limit), belowFloor: 0, weak: [] };
+  }
+  // The question is answered only if its best hit clears the floor; then its other hits are
+  // shown while they clear a lower bar (floor x companions), and, with no limit given, while
+  // they stay within RELEVANCE_DROP of the best.
+  const floor = (h: JudgedHit) => ranked.input.minRelevance ?? floorFor(h.evidence, model);
+  const best = Math.max(0, ...judged.filter((h) => h.relevance >= floor(h)).map((h) => h.relevance));
+  const above = best === 0 ? [] : judged.filter((h) => h.relevance >= floor(h) * model.companions);
+  const kept = (ranked.input.limit === undefined ? above.filter((h) => h.relevance >= best * RELEVANCE_DROP) : above).slice(0, limit);
+  const weak = kept.length > 0 ? [] : [...judged].sort((a, b) => b.relevance - a.relevance).slice(0, WEAK_MATCHES);
+  return { kept, belowFloor: judged.length - above.length, weak };
+}
+
+/** Best hits first while the whole rendered answer fits; the first hit is kept with a shortened snippet rather than returning nothing. */
+export function fitHitsToBudget(result: SearchResult, budget: number): SearchHit[] {
   const out: SearchHit[] = [];
-  let used = 0;
-  for (const h of hits) {
-    const cost = hitTokens(h);
-    if (used + cost <= budget) {
+  const cost = (hits: SearchHit[]) => estimateTokens(renderSearchAnswer({ ...result, hits, omittedForBudget: result.hits.length - hits.length }));
+  for (const h of result.hits) {
+    if (cost([...out, h]) <= budget) {
       out.push(h);
-      used += cost;
       continue;
     }
     if (out.length === 0) {
-      const overhead = hitTokens({ ...h, snippet: '' });
+      const overhead = cost([{ ...h, snippet: '' }]);
       const snippet = truncateToTokens(h.snippet, budget - overhead - 1);
-      if (overhead <= budget && hitTokens({ ...h, snippet }) <= budget) out.push({ ...h, snippet });
+      if (overhead <= budget && snippet !== '' && cost([{ ...h, snippet }]) <= budget) out.push({ ...h, snippet });
     }
     break;
   }
@@ -178,21 +251,19 @@ function filtersOf(input: z.output<typeof searchInput>): SearchFilters {
   return { kinds: input.kinds, tags: input.tags, since: day(input.since), until: day(input.until), includeEpisodes: input.includeEpisodes, includeTopics: true };
 }
 
-/** How many candidates each list contributes to fusion: deeper than the page, so agreement lower down still counts. */
-function depth(limit: number): number {
-  return Math.min(200, Math.max(50, limit * 5));
-}
-
 export async function rankedSearch(ctx: BrainContext, raw: SearchInput, deps: SearchDeps = {}, filterOverrides: Partial<SearchFilters> = {}): Promise<RankedSearch> {
   const input = parseInput(searchInput, raw, 'search');
   const subjects = scope(ctx, input.subject);
   const filters = { ...filtersOf(input), ...filterOverrides };
   const textQuery = parseTextQuery(input.query);
   const warnings: string[] = [];
-  const n = depth(input.limit);
+  const ranking = rankingWith(deps.ranking);
+  // Deeper than the page, and the same whatever the page: agreement lower down still counts.
+  const n = Math.max(ranking.fusionDepth, input.limit ?? DEFAULT_LIMIT);
 
   const wantVectors = input.mode !== 'keyword';
-  const keywordSide = () => keywordSearch(ctx.db, subjects, textQuery, filters, n, deps.keywordPlanLimits);
+  const keywordSide = () =>
+    keywordSearch(ctx.db, subjects, textQuery, filters, n, { ...(deps.keywordPlanLimits ? { limits: deps.keywordPlanLimits } : {}), normalisation: ranking.rankNormalisation });
   const [keyword, semantic] = await Promise.all([
     input.mode === 'semantic' ? Promise.resolve(undefined) : keywordSide(),
     wantVectors ? semanticSide(ctx, subjects, input.query, filters, n, deps, warnings) : Promise.resolve(undefined),
@@ -214,19 +285,23 @@ export async function rankedSearch(ctx: BrainContext, raw: SearchInput, deps: Se
     warnings.push(`embedding is behind (${deps.embedderStatus.lastError ?? 'embedder unavailable'}); ${deps.embedderStatus.pending} card(s) of this subject are not embedded yet and can only be found by keyword`);
   }
 
+  if (keywordResult?.phrasesRelaxed) warnings.push(`no card holds the quoted phrase(s) ${textQuery.phrases} as written; their words were searched instead`);
+
   let fused: RankedSearch['fused'];
   if (mode === 'keyword') {
-    fused = keywordList.map((h) => ({ ref: h, score: h.rank, matchedBy: 'keyword' as const }));
+    fused = applyBoosts(keywordList.map((h) => ({ ref: h, score: h.rank, matchedBy: 'keyword' as const })), ctx, input.query, ranking);
   } else if (mode === 'semantic') {
-    fused = vector.map((h) => ({ ref: h, score: 1 - h.distance, matchedBy: 'vector' as const, passage: h.passage }));
+    fused = applyBoosts(vector.map((h) => ({ ref: h, score: 1 - h.distance, matchedBy: 'vector' as const, passage: h.passage })), ctx, input.query, ranking);
   } else {
     const passages = new Map(vector.map((h) => [cardKey(h), h.passage]));
-    fused = reciprocalRankFusion<CardRef>([{ hits: keywordList, weight: KEYWORD_WEIGHT }, { hits: vector }], RRF_K).map((f) => ({
+    const lists = [{ hits: keywordList as RankedRef[], weight: ranking.keywordWeight }, { hits: vector as RankedRef[] }];
+    const merged = reciprocalRankFusion<RankedRef>(lists, ranking.rrfK).map((f) => ({
       ref: f.ref,
       score: f.score,
-      matchedBy: f.ranks[0] !== undefined && f.ranks[1] !== undefined ? 'both' : f.ranks[0] !== undefined ? 'keyword' : 'vector',
+      matchedBy: (f.ranks[0] !== undefined && f.ranks[1] !== undefined ? 'both' : f.ranks[0] !== undefined ? 'keyword' : 'vector') as MatchedBy,
       ...(passages.has(cardKey(f.ref)) ? { passage: passages.get(cardKey(f.ref))! } : {}),
     }));
+    fused = applyBoosts(merged, ctx, input.query, ranking);
   }
   if (!hasSearchableText(textQuery) && mode === 'keyword') warnings.push('the query has no searchable words');
   return {
@@ -240,7 +315,47 @@ export async function rankedSearch(ctx: BrainContext, raw: SearchInput, deps: Se
     mode,
     warnings,
     pendingEmbeddings,
+    ...(semantic?.queryVector ? { queryVector: semantic.queryVector } : {}),
+    vectorSubjects: semantic?.vectorSubjects ?? [],
   };
+}
+
+/** A candidate with what the boosts read: its kind and, for an episode, when it happened. */
+export type RankedRef = CardRef & { kind: string; occurredAt: Date | null };
+
+/**
+ * Ranking.recencyWeight and kindBoost applied to a ranked list, which is then sorted again:
+ * newer episodes ahead of older ones that match as well, and the kind a question names
+ * ("which decision...") ahead of others.
+ */
+export function applyBoosts<T extends { ref: RankedRef; score: number }>(list: T[], ctx: BrainContext, query: string, ranking: Ranking): T[] {
+  const named = kindsNamed(query, ctx.kinds.map((k) => k.name));
+  const newest = Math.max(...list.map((h) => h.ref.occurredAt?.getTime() ?? -Infinity));
+  if (named.size === 0 && (!Number.isFinite(newest) || ranking.recencyWeight === 0)) return list;
+  const day = 86_400_000;
+  return list
+    .map((h) => {
+      let factor = named.has(h.ref.kind) ? 1 + ranking.kindBoost : 1;
+      if (h.ref.occurredAt && Number.isFinite(newest)) factor *= 1 + ranking.recencyWeight * 2 ** (-(newest - h.ref.occurredAt.getTime()) / day / ranking.recencyHalfLifeDays);
+      return { ...h, score: h.score * factor };
+    })
+    .sort((a, b) => b.score - a.score);
+}
+
+/**
+ * The kinds a question names: a word (singular or plural) that is a kind's name or the first
+ * part of it ("decision" names decision and decision-made, "chapters" names chapter-summary
+ * and chapter-write).
+ */
+export function kindsNamed(query: string, kinds: readonly string[]): Set<string> {
+  const words = new Set(
+    query
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter((w) => w.length > 2)
+      .map((w) => (w.endsWith('s') && !w.endsWith('ss') && w.length > 3 ? w.slice(0, -1) : w)),
+  );
+  return new Set(kinds.filter((k) => words.has(k.split('-')[0]!)));
 }
 
 /** The vector list, or undefined (with a warning saying why) when semantic search cannot run. */
@@ -252,7 +367,7 @@ async function semanticSide(
   n: number,
   deps: SearchDeps,
   warnings: string[],
-): Promise<{ hits: VectorHit[]; pending: number | null } | undefined> {
+): Promise<{ hits: VectorHit[]; pending: number | null; queryVector: { embedding: number[]; model: string; dims: number }; vectorSubjects: string[] } | undefined> {
   const withVectors = await subjectsWithVectors(ctx.db, subjects);
   if (withVectors.length === 0) {
     warnings.push('semantic search unavailable: pgvector is not installed on this database; keyword results only');
@@ -284,7 +399,7 @@ async function semanticSide(
   if (pending !== null && pending > 0 && deps.embedderStatus?.state !== 'degraded') {
     warnings.push(`${pending} card(s) of this subject are not embedded yet with ${embedder.model}; they can only be found by keyword until they are`);
   }
-  return { hits, pending };
+  return { hits, pending, queryVector: { embedding, ...model }, vectorSubjects: withVectors };
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number, model: string): Promise<T> {

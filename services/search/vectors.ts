@@ -51,6 +51,9 @@ function typed(dims: number): RawBuilder<unknown> {
 }
 
 export interface VectorHit extends CardRef {
+  kind: string;
+  /** Episodes: when it happened; null for topics. */
+  occurredAt: Date | null;
   /** Cosine distance of the card's nearest chunk (0 = same direction, 2 = opposite). */
   distance: number;
   /** That chunk's text: the card's most relevant passage for this query. */
@@ -92,7 +95,7 @@ export async function vectorSearch(db: Db, subjects: readonly string[], query: V
   const parts = subjects.map(
     (subject) => sql`(SELECT ${subject}::text AS subject,
                              CASE WHEN a.topic_id IS NULL THEN 'episode' ELSE 'topic' END AS entity,
-                             coalesce(a.topic_id, a.episode_id) AS id, a.distance, a.text
+                             coalesce(a.topic_id, a.episode_id) AS id, coalesce(t.kind, e.kind) AS kind, e.occurred_at, a.distance, a.text
                         FROM (SELECT topic_id, episode_id, text, ${distance} AS distance
                                 FROM ${sql.table(`${subject}.chunks`)}
                                WHERE dims = ${sql.lit(query.dims)} AND model = ${query.model}
@@ -106,8 +109,8 @@ export async function vectorSearch(db: Db, subjects: readonly string[], query: V
   const rows = await db.transaction().execute(async (trx) => {
     await tuneIndexScan(trx, query.chunkLimit);
     return (
-      await sql<{ subject: string; entity: 'topic' | 'episode'; id: number; distance: number; text: string }>`
-        SELECT subject, entity, id, distance::float8 AS distance, text FROM (${sql.join(parts, sql` UNION ALL `)}) c
+      await sql<{ subject: string; entity: 'topic' | 'episode'; id: number; kind: string; occurred_at: Date | string | null; distance: number; text: string }>`
+        SELECT subject, entity, id, kind, occurred_at, distance::float8 AS distance, text FROM (${sql.join(parts, sql` UNION ALL `)}) c
          ORDER BY distance, subject, entity, id`.execute(trx)
     ).rows;
   });
@@ -115,7 +118,15 @@ export async function vectorSearch(db: Db, subjects: readonly string[], query: V
   const best = new Map<string, VectorHit>();
   for (const r of rows) {
     const key = `${r.subject}:${r.entity}:${r.id}`;
-    if (!best.has(key)) best.set(key, { subject: r.subject, entity: r.entity, id: Number(r.id), distance: Number(r.distance), passage: r.text });
+    if (!best.has(key)) best.set(key, {
+        subject: r.subject,
+        entity: r.entity,
+        id: Number(r.id),
+        kind: r.kind,
+        occurredAt: r.occurred_at === null ? null : new Date(r.occurred_at),
+        distance: Number(r.distance),
+        passage: r.text,
+      });
     if (best.size >= limit) break;
   }
   return [...best.values()];

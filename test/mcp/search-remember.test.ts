@@ -33,7 +33,7 @@ describeOnBothDatabases('search and remember over MCP, keyword only', (brain) =>
 
   it('search finds by words, labels the subject and says when meaning is not available', async () => {
     const r = text(await client.callTool({ name: 'search', arguments: { query: 'how do we back up postgres?' } }));
-    expect(r).toMatch(/\[keyword\] homelab:methodology\/postgres-backups/);
+    expect(r).toMatch(/^- homelab:methodology\/postgres-backups · methodology · .* · relevance 0\.\d\d \[keyword\]$/m);
     const sem = text(await client.callTool({ name: 'search', arguments: { query: 'database snapshots', mode: 'semantic' } }));
     expect(sem).toMatch(/Note: .*(semantic|embedd)/i);
   });
@@ -67,6 +67,6 @@ describeOn('pglite', 'search over MCP with the offline embedder', (brain) => {
     const ready = (await (await fetch(server.url.replace('/mcp', '/readyz'))).json()) as { embedder: { pending: number; state: string } };
     expect(ready.embedder.state).toBe('ok');
     const r = text(await client.callTool({ name: 'search', arguments: { query: 'scheduled backup of our data', mode: 'semantic', limit: 1 } }));
-    expect(r).toMatch(/\[vector\] homelab:methodology\/nightly-database-dumps/);
+    expect(r).toMatch(/^- homelab:methodology\/nightly-database-dumps · .* \[vector\]$/m);
   });
 });

@@ -1,6 +1,7 @@
 // Search reaches exactly what the subject's role may read: a project its own schema and
 // personal, each hit labelled; personal only personal; never another project, whatever
 // filters are passed. Checked on both databases, through each subject's own role.
+// (minRelevance: 0: every hit the roles let through, not only those relevant enough to show.)
 import { beforeAll, expect, it } from 'vitest';
 import { BrainError, createTopic, type BrainContext } from '../../services/knowledge/index.js';
 import { remember, search } from '../../services/search/index.js';
@@ -18,17 +19,17 @@ describeOnBothDatabases('search isolation', (brain) => {
   });
 
   it('a project finds its own cards and personal ones, each labelled with its subject', async () => {
-    const r = await search(ctx.homelab!, { query: 'lighthouse lamp' });
+    const r = await search(ctx.homelab!, { minRelevance: 0, query: 'lighthouse lamp' });
     expect(r.hits.map((h) => `${h.subject}:${h.slug}`).sort()).toEqual(['homelab:svc/lighthouse', 'personal:method/lighthouse']);
   });
 
   it('personal finds only personal cards', async () => {
-    const r = await search(ctx.personal!, { query: 'lighthouse lamp' });
+    const r = await search(ctx.personal!, { minRelevance: 0, query: 'lighthouse lamp' });
     expect(r.hits.map((h) => `${h.subject}:${h.slug}`)).toEqual(['personal:method/lighthouse']);
   });
 
   it('no filter widens a project search to another project', async () => {
-    const novel = await search(ctx.novel!, { query: 'lighthouse lamp cliff Mara', kinds: ['location', 'environment', 'methodology'] });
+    const novel = await search(ctx.novel!, { minRelevance: 0, query: 'lighthouse lamp cliff Mara', kinds: ['location', 'environment', 'methodology'] });
     expect(novel.hits.map((h) => h.subject).sort()).toEqual(['novel', 'personal']);
     for (const subject of ['homelab', 'book', 'brain', 'public']) {
       const error = await search(ctx.novel!, { query: 'lighthouse', subject }).catch((e: unknown) => e);
@@ -39,7 +40,7 @@ describeOnBothDatabases('search isolation', (brain) => {
     const fromPersonal = await search(ctx.personal!, { query: 'lighthouse', subject: 'homelab' }).catch((e: unknown) => e);
     expect((fromPersonal as BrainError).code).toBe('forbidden');
     // Naming personal narrows to personal.
-    expect((await search(ctx.novel!, { query: 'lighthouse', subject: 'personal' })).hits.map((h) => h.subject)).toEqual(['personal']);
+    expect((await search(ctx.novel!, { minRelevance: 0, query: 'lighthouse', subject: 'personal' })).hits.map((h) => h.subject)).toEqual(['personal']);
   });
 
   it('search before add never weighs or links another project\'s cards', async () => {

@@ -38,7 +38,7 @@ describeOnBothDatabases('keyword search on big tables (planned)', (brain) => {
     expect(plan?.dropped).toContain('server');
     expect(plan?.terms.map((t) => t.lexemes)).toContainEqual(['zigbe']);
     expect(r.keywordPlan!.widened).toBe(false);
-    const hits = await search(homelab, { query: 'which server runs the zigbee coordinator?', mode: 'keyword' });
+    const hits = await search(homelab, { minRelevance: 0, query: 'which server runs the zigbee coordinator?', mode: 'keyword' });
     expect(hits.hits.slice(0, 2).map((h) => h.slug)).toEqual(['svc/zigbee', 'svc/mqtt']);
     // personal is small enough to rank every "server" card; they come after, labelled.
     expect(hits.hits.slice(2).map((h) => h.subject)).toEqual(Array(8).fill('personal'));
@@ -60,9 +60,9 @@ describeOnBothDatabases('keyword search on big tables (planned)', (brain) => {
   });
 
   it('keeps filters and exclusions in the planned path', async () => {
-    const kinds = await search(homelab, { query: 'zigbee server', mode: 'keyword', kinds: ['tool'] });
+    const kinds = await search(homelab, { minRelevance: 0, query: 'zigbee server', mode: 'keyword', kinds: ['tool'] });
     expect(kinds.hits.map((h) => h.slug)).toEqual(['svc/mqtt']);
-    const excluded = await search(homelab, { query: 'zigbee server -mosquitto', mode: 'keyword' });
+    const excluded = await search(homelab, { minRelevance: 0, query: 'zigbee server -mosquitto', mode: 'keyword' });
     expect(excluded.hits[0]?.slug).toBe('svc/zigbee');
     expect(excluded.hits.map((h) => h.slug)).not.toContain('svc/mqtt');
   });

@@ -4,6 +4,7 @@
 import { beforeAll, expect, it } from 'vitest';
 import { BrainError, createTopic, getTopic, type BrainContext } from '../../services/knowledge/index.js';
 import { remember } from '../../services/search/index.js';
+import { judgementModelFor } from '../../services/search/calibration.js';
 import { describeOnBothDatabases } from '../support/both-databases.js';
 import { contextFor } from '../support/knowledge.js';
 
@@ -46,14 +47,14 @@ describeOnBothDatabases('search before add', (brain) => {
     expect(r.action).toBe('updated');
     expect(r.card.slug).toBe('tool/psycopg3');
     expect(r.changed).toBe(true);
-    expect(r.candidates[0]).toMatchObject({ subject: 'homelab', slug: 'tool/psycopg3', verdict: 'confident', score: 1 });
+    expect(r.candidates[0]).toMatchObject({ subject: 'homelab', slug: 'tool/psycopg3', verdict: 'same', score: 1 });
     const card = await getTopic(homelab, { slug: 'tool/psycopg3' });
     expect(card.body).toBe('Use connection pools; set search_path per connection.\n\nServer-side cursors need a named cursor.');
     const rows = await outboxFor('homelab', 'tool/psycopg3');
     const last = rows.at(-1)!;
     expect(last).toMatchObject({ operation: 'UPDATE', app_operation: 'remember' });
     expect(last.detail!.decision).toBe('updated');
-    expect(last.detail!.candidates[0]).toMatchObject({ subject: 'homelab', slug: 'tool/psycopg3', verdict: 'confident' });
+    expect(last.detail!.candidates[0]).toMatchObject({ subject: 'homelab', slug: 'tool/psycopg3', verdict: 'same' });
 
     const replaced = await remember(homelab, { slug: 'tool/psycopg3', kind: 'tool', title: 'psycopg 3', summary: 'Python Postgres driver.', body: 'Rewritten.', mode: 'replace' });
     expect(replaced).toMatchObject({ action: 'updated', changed: true });
@@ -71,8 +72,10 @@ describeOnBothDatabases('search before add', (brain) => {
     expect(r.linkedTo).toContainEqual({ subject: 'homelab', slug: 'svc/postgres' });
     const related = r.candidates.find((c) => c.slug === 'svc/postgres')!;
     expect(related.verdict).toBe('related');
-    expect(related.score).toBeGreaterThanOrEqual(0.5);
-    expect(related.score).toBeLessThan(1);
+    expect(related.linkable).toBe(true);
+    // Worth a link, not the same thing.
+    expect(related.link).toBeGreaterThanOrEqual(judgementModelFor(undefined).linkAt);
+    expect(related.score).toBeLessThan(judgementModelFor(undefined).updateAt);
     const card = await getTopic(homelab, { slug: r.card.slug, include: ['links'] });
     expect(card.links).toContainEqual(expect.objectContaining({ toSubject: 'homelab', toSlug: 'svc/postgres', relation: 'mentions' }));
     const [row] = await outboxFor('homelab', r.card.slug);
@@ -103,7 +106,7 @@ describeOnBothDatabases('search before add', (brain) => {
     const [row] = await outboxFor('homelab', r.card.slug);
     expect(row).toMatchObject({ reason: 'the replica is a separate machine', app_operation: 'remember' });
     expect(row!.detail!.decision).toBe('created-forced');
-    expect(row!.detail!.candidates.find((c) => c.slug === 'svc/postgres')!.verdict).toBe('confident');
+    expect(row!.detail!.candidates.find((c) => c.slug === 'svc/postgres')!.verdict).toBe('same');
     // A second forced card with the same title gets the next free slug.
     const again = await remember(homelab, { kind: 'environment', title: 'Postgres server', body: 'Yet another.', forceNew: true, reason: 'third machine' });
     expect(again.card.slug).toBe('environment/postgres-server-2');
@@ -125,7 +128,11 @@ describeOnBothDatabases('search before add', (brain) => {
     // The homelab psycopg3 card shares words, but a personal decision may not mention it.
     expect(r.candidates.map((c) => `${c.subject}:${c.slug}`)).toContain('personal:method/connection-pools');
     expect(r.candidates.filter((c) => c.subject !== 'personal')).toEqual([]);
-    expect(r.linkedTo).toEqual([{ subject: 'personal', slug: 'method/connection-pools' }]);
+    // Judged the same thing (both say: size pools to the database's cores), so personal's card
+    // is updated; linked or flagged would do too. Either way only personal's cards are named.
+    const named = [...(r.action === 'updated' ? [r.card] : []), ...r.linkedTo, ...r.possibleDuplicates].map((c) => `${c.subject}:${c.slug}`);
+    expect(named, JSON.stringify(r.candidates)).toContain('personal:method/connection-pools');
+    expect(named.filter((n) => !n.startsWith('personal:'))).toEqual([]);
     const rows = await brain().admin.query<{ detail: OutboxRow['detail']; is_upcast: boolean; flagged: boolean; reason: string }>(
       "SELECT detail, is_upcast, flagged, reason FROM personal.outbox WHERE app_operation = 'remember' ORDER BY id",
     );

@@ -57,13 +57,13 @@ describeOn('pglite', 'embed worker with Ollama', (brain) => {
 
   it('searches by meaning with the query prefix, and fuses both lists', async () => {
     ollama.requests.length = 0;
-    const r = await search(homelab, { query: 'nightly backups of the database' }, { embedder, embedderStatus: worker!.status() });
+    const r = await search(homelab, { minRelevance: 0, query: 'nightly backups of the database' }, { embedder, embedderStatus: worker!.status() });
     expect(r.mode).toBe('hybrid');
     expect(r.warnings).toEqual([]);
     expect(r.pendingEmbeddings).toBe(0);
     expect(r.hits[0]).toMatchObject({ slug: 'svc/backups', matchedBy: 'both' });
     expect(embedRequests().map((q) => q.body.input)).toEqual([['search_query: nightly backups of the database']]);
-    const semantic = await search(homelab, { query: 'nightly backups of the database', mode: 'semantic' }, { embedder });
+    const semantic = await search(homelab, { minRelevance: 0, query: 'nightly backups of the database', mode: 'semantic' }, { embedder });
     expect(semantic.hits[0]).toMatchObject({ slug: 'svc/backups', matchedBy: 'vector' });
     expect(semantic.hits[0]!.score).toBeGreaterThan(0.3);
   });
@@ -81,7 +81,7 @@ describeOn('pglite', 'embed worker with Ollama', (brain) => {
     expect(status.pending).toBe(4);
     expect(status.lastError).toMatch(/Ollama at http:\/\/127\.0\.0\.1:\d+ is unreachable/);
 
-    const r = await search(homelab, { query: 'message queue broker' }, { embedder, embedderStatus: status });
+    const r = await search(homelab, { minRelevance: 0, query: 'message queue broker' }, { embedder, embedderStatus: status });
     expect(r.mode).toBe('keyword');
     expect(r.warnings.join('\n')).toMatch(/^semantic search unavailable: Ollama at http:\/\/127\.0\.0\.1:\d+ is unreachable .*keyword-only/m);
     expect(r.warnings.join('\n')).toMatch(/4 card\(s\) of this subject are not embedded yet/);
@@ -92,7 +92,7 @@ describeOn('pglite', 'embed worker with Ollama', (brain) => {
     await worker!.drain();
     expect(worker!.status()).toMatchObject({ state: 'ok', pending: 0 });
     expect(worker!.status().lastError).toBeUndefined();
-    const back = await search(homelab, { query: 'rabbitmq job runners', mode: 'semantic' }, { embedder });
+    const back = await search(homelab, { minRelevance: 0, query: 'rabbitmq job runners', mode: 'semantic' }, { embedder });
     expect(back.hits.slice(0, 3).map((h) => h.slug).sort()).toEqual(['svc/queue-0', 'svc/queue-1', 'svc/queue-2']);
     expect(back.warnings).toEqual([]);
   });
@@ -126,10 +126,10 @@ describeOn('pglite', 'embed worker with Ollama', (brain) => {
       { model: 'tiny-embed', n: 1 },
     ]);
     // The new model's query sees only the new model's vectors; the old one's only its own.
-    const newSide = await search(homelab, { query: 'service number host alpha', mode: 'semantic', limit: 20 }, { embedder: tiny });
+    const newSide = await search(homelab, { minRelevance: 0, query: 'service number host alpha', mode: 'semantic', limit: 20 }, { embedder: tiny });
     expect(newSide.hits.map((h) => h.slug)).toEqual(['svc/backups']);
     expect(newSide.warnings.join(' ')).toMatch(/14 card\(s\) of this subject are not embedded yet with tiny-embed/);
-    const oldSide = await search(homelab, { query: 'service number host alpha', mode: 'semantic', limit: 20 }, { embedder });
+    const oldSide = await search(homelab, { minRelevance: 0, query: 'service number host alpha', mode: 'semantic', limit: 20 }, { embedder });
     expect(oldSide.hits.map((h) => h.slug)).not.toContain('svc/backups');
     expect(oldSide.hits.length).toBe(total - 1);
 
@@ -159,7 +159,7 @@ describeOn('pglite', 'embed worker with Ollama', (brain) => {
       ),
     ).toBe('42501');
     // A project search reaches personal's vectors, labelled.
-    const r = await search(homelab, { query: 'three copies offsite', mode: 'semantic' }, { embedder });
+    const r = await search(homelab, { minRelevance: 0, query: 'three copies offsite', mode: 'semantic' }, { embedder });
     expect(r.hits.find((h) => h.slug === 'method/backups')).toMatchObject({ subject: 'personal', matchedBy: 'vector' });
     // ... and a project's worker embeds only its own schema: writing into personal left personal pending for personal's worker.
     await createTopic(homelab, { subject: 'personal', slug: 'method/restore-drills', kind: 'methodology', title: 'Restore drills', body: 'Restore a backup every quarter.', reason: 'generic practice' });
