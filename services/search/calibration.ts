@@ -29,7 +29,7 @@ export interface RelevanceModel {
   readonly floor: number;
   /** Once a question is answered, its other hits are shown while their relevance is at least floor x companions. */
   readonly companions: number;
-  /** Whether the scale was measured on this model (false: taken from published figures, see the note). */
+  /** Whether the scale was measured on this model (false: taken from published figures, see the note; such a model's searches are not gated by the floor). */
   readonly calibrated: boolean;
   readonly note: string;
 }

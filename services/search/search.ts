@@ -199,8 +199,11 @@ export async function judgeRelevance(ctx: BrainContext, ranked: RankedSearch, de
     return { ...c, evidence: e, relevance: relevanceOf(e, ranked.queryVector?.model) };
   });
   // Semantic mode asks for the nearest cards by meaning, and the offline model's cosine cannot
-  // vouch for an answer by itself (relevance.ts): only keyword and hybrid searches are gated.
-  const gated = !deps.noFloor && ranked.input.minRelevance !== 0 && (ranked.mode !== 'semantic' || ranked.input.minRelevance !== undefined);
+  // vouch for an answer by itself (relevance.ts): only keyword and hybrid searches are gated, and
+  // only with a model calibrated here (nomic-embed-text's scale is borrowed: its floor would be a
+  // guess, so it shows its hits with their relevance, as before the floor).
+  const asked = ranked.input.minRelevance !== undefined;
+  const gated = !deps.noFloor && ranked.input.minRelevance !== 0 && (asked || (ranked.mode !== 'semantic' && model.calibrated));
   if (!gated) {
     const best = Math.max(0, ...judged.map((h) => h.relevance));
     const drop = ranked.input.limit === undefined && ranked.input.minRelevance === undefined && !deps.noFloor;

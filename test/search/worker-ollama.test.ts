@@ -68,6 +68,20 @@ describeOn('pglite', 'embed worker with Ollama', (brain) => {
     expect(semantic.hits[0]!.score).toBeGreaterThan(0.3);
   });
 
+  it('a model never calibrated here (nomic-embed-text) is not gated by the floor: its hits come with their relevance', async () => {
+    const q = 'quarterly sales forecast for the Berlin office';
+    const r = await search(homelab, { query: q, limit: 5 }, { embedder });
+    expect(r.mode).toBe('hybrid');
+    expect(r.belowFloor).toBe(0);
+    expect(r.hits.length).toBeGreaterThan(0);
+    for (const h of r.hits) expect(h.relevance).toBeGreaterThanOrEqual(0);
+    // Keyword search does not depend on the embedder's scale: it is gated.
+    const keyword = await search(homelab, { query: q, mode: 'keyword' }, { embedder });
+    expect(keyword.hits).toEqual([]);
+    // Asked for, a floor applies to the uncalibrated model too.
+    expect((await search(homelab, { query: q, minRelevance: 0.99 }, { embedder })).hits).toEqual([]);
+  });
+
   it('keeps writing while Ollama is down; search warns and answers by keyword; pending drains when it is back', async () => {
     await ollama.down();
     const started = Date.now();
