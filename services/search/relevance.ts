@@ -1,14 +1,17 @@
 // Whether a hit is relevant at all, on an absolute scale. Fusion ranks by agreement between the
 // lists, which says nothing about whether the best hit answers the question: "xyzzy plugh" has a
-// nearest card too. Two pieces of evidence are read for the hits that may be shown:
+// nearest card too. Evidence is read for the candidates that may be shown:
 //   - coverage: the share of the question's words the card holds (or a longer word they begin),
-//     each word weighted by how rare it is in the card's table (pg_stats' lexeme frequencies, as the keyword planner uses
-//     them), so "chocolate cake recipe" against a sourdough card holding "recipe" covers little;
-//   - cosine: the similarity of the question to the card's nearest chunk, with the model's own
-//     scale (each model is calibrated separately: calibration.ts).
-// A logistic model of the two, fitted on the labelled question set (bench/search/questions.ts),
-// turns them into the relevance shown on every hit (0-1); below the floor a hit is left out,
-// and a search whose hits all fall below it answers "nothing relevant".
+//     each weighted by how rare it is in the card's table (pg_stats' lexeme frequencies, as the
+//     keyword planner uses them), so "chocolate cake recipe" against a card holding "recipe"
+//     covers little;
+//   - cosine and lift: the question against the card's nearest chunk, and how far that stands
+//     above the median of the question's candidates (the offline model's cosine alone barely
+//     tells an answer from noise; standing out does);
+//   - titleInQuery: the card's whole title is in the question.
+// A logistic model of them, fitted per embedder on the labelled question set
+// (bench/search/questions.ts, calibration.ts), is the relevance shown on every hit (0-1);
+// search() answers "nothing relevant" when the best hit is below the model's floor.
 import { sql } from 'kysely';
 import type { Db } from '../knowledge/context.js';
 import { relevanceModelFor, type RelevanceModel } from './calibration.js';
