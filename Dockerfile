@@ -5,14 +5,15 @@
 
 ARG NODE_IMAGE=node:24-slim
 
-# 1. Build: every dependency (TypeScript included) and `npm run build` into dist/.
+# 1. Build: every dependency (TypeScript included), then the product's code into dist/
+#    (tsconfig.image.json: config, db, services, cli; not the benchmarks, which need test/).
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 # No dependency needs an install script; refusing them all is one less way in.
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY . .
-RUN npm run build
+RUN npx tsc -p tsconfig.image.json
 
 # 2. Production dependencies only, installed apart so the final stage gets no npm cache.
 FROM ${NODE_IMAGE} AS prod-deps

@@ -2,8 +2,8 @@
 // depends on (the stages, the user, the health check, what reaches the final stage, that
 // nothing secret is ever in the build context). What the built server really reads at run
 // time is traced in runtime-paths.test.ts; the image itself is built and run by .ci/run.
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../../config/runtime.js';
 import { instructions, readDockerfile } from '../support/dockerfile.js';
@@ -19,7 +19,7 @@ describe('Dockerfile', () => {
   });
 
   it('builds with every dependency, but the final stage gets production dependencies only', () => {
-    const build = stages.find((s) => all(s, 'RUN').some((r) => /npm run build/.test(r.args)))!;
+    const build = stages.find((s) => all(s, 'RUN').some((r) => /tsc -p tsconfig\.image\.json/.test(r.args)))!;
     expect(all(build, 'RUN').some((r) => /^npm ci\b/.test(r.args) && !r.args.includes('--omit=dev'))).toBe(true);
     const copies = all(final, 'COPY');
     const modules = copies.filter((c) => /node_modules/.test(c.args));
@@ -61,6 +61,29 @@ describe('Dockerfile', () => {
   });
 });
 
+describe('the image build (tsconfig.image.json)', () => {
+  it('compiles with nothing from outside its folders: a relative import of test/ or bench/ fails the image build, which has neither', () => {
+    const build = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'tsconfig.image.json'), 'utf8')) as { include: string[] };
+    const files = build.include.flatMap((dir) => sourceFiles(join(PACKAGE_ROOT, dir)));
+    expect(files.length).toBeGreaterThan(50);
+    const outside: string[] = [];
+    for (const file of files) {
+      for (const m of readFileSync(file, 'utf8').matchAll(/(?:from|import\()\s*'(\.{1,2}\/[^']+)'/g)) {
+        const target = relative(PACKAGE_ROOT, resolve(dirname(file), m[1]!));
+        if (!build.include.some((dir) => target === dir || target.startsWith(`${dir}/`))) outside.push(`${relative(PACKAGE_ROOT, file)} -> ${m[1]}`);
+      }
+    }
+    expect(outside).toEqual([]);
+    expect(readFileSync(join(PACKAGE_ROOT, 'Dockerfile'), 'utf8')).toContain('RUN npx tsc -p tsconfig.image.json');
+  });
+});
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
+}
+
 describe('.dockerignore', () => {
   const rules = readFileSync(join(PACKAGE_ROOT, '.dockerignore'), 'utf8')
     .split('\n')
@@ -74,8 +97,9 @@ describe('.dockerignore', () => {
   });
 
   it('lets in every directory the build compiles and every file the Dockerfile copies by name', () => {
-    const build = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'tsconfig.build.json'), 'utf8')) as { include: string[] };
-    for (const dir of build.include) expect(allowed.has(dir), `${dir} (tsconfig.build.json) is missing from .dockerignore`).toBe(true);
+    const build = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'tsconfig.image.json'), 'utf8')) as { include: string[] };
+    expect(build.include.length).toBeGreaterThan(0);
+    for (const dir of build.include) expect(allowed.has(dir), `${dir} (tsconfig.image.json) is missing from .dockerignore`).toBe(true);
     const fromContext = stages
       .flatMap((s) => all(s, 'COPY'))
       .filter((c) => !c.args.includes('--from='))
