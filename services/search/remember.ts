@@ -133,7 +133,8 @@ export async function remember(ctx: BrainContext, raw: RememberInput, deps: Sear
     );
   }
   const update = confident && !input.forceNew ? confident : undefined;
-  const links = update ? [] : [...chosen.links, ...(confident ? [confident] : [])].slice(0, MAX_LINKS + (confident ? 1 : 0));
+  // A forced new card also links to the card it was forced past (once, if it is a link already).
+  const links = update ? [] : [...new Set([...chosen.links, ...(confident ? [confident] : [])])];
   const flagged = update ? [] : chosen.flagged;
   const action: RememberAction = update ? 'updated' : confident ? 'created-forced' : flagged.length > 0 ? 'created-flagged' : links.length > 0 ? 'created-linked' : 'created-island';
   const possibleDuplicates = flagged.map((c) => ({ subject: c.subject, slug: c.slug, title: c.title, score: c.score }));
