@@ -25,7 +25,7 @@ import { gatherEvidence, NO_EVIDENCE, type Evidence } from '../../services/searc
 import { applyBoosts, DEFAULT_LIMIT, rankedSearch, search, type RankedRef } from '../../services/search/search.js';
 import { cardKey } from '../../services/search/types.js';
 import type { VectorHit } from '../../services/search/vectors.js';
-import { questionSet, type QuestionStyle, type SetCard, type SetQuestion } from '../questions/question-set.js';
+import { questionSet, type SetCard, type SetQuestion } from '../questions/question-set.js';
 import { embeddedBenchBrain } from './brain.js';
 import { fitLogistic, sigmoid, type Example } from './logistic.js';
 import { recallAt } from './metrics.js';
@@ -233,8 +233,6 @@ async function load(cards: readonly SetCard[], ctxOf: (s: string) => Promise<Bra
   }
   return keyOf;
 }
-
-export type { QuestionStyle };
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const { values } = parseArgs({ options: { small: { type: 'boolean', default: false } } });

@@ -113,7 +113,10 @@ export const KEYWORD_JUDGEMENT: JudgementModel = Object.freeze({
   note: 'no embedder: lexical evidence only',
 });
 
+/** For a model with no entry: the nomic-embed-text scale, as for relevance. */
+const UNKNOWN_JUDGEMENT: JudgementModel = Object.freeze({ ...JUDGEMENT_MODELS['nomic-embed-text']!, note: 'unknown model: the nomic-embed-text scale is assumed' });
+
 export function judgementModelFor(embedderModel: string | undefined): JudgementModel {
   if (embedderModel === undefined) return KEYWORD_JUDGEMENT;
-  return JUDGEMENT_MODELS[embedderModel.split(':')[0]!] ?? Object.freeze({ ...JUDGEMENT_MODELS['nomic-embed-text']!, note: 'unknown model: the nomic-embed-text scale is assumed' });
+  return JUDGEMENT_MODELS[embedderModel.split(':')[0]!] ?? UNKNOWN_JUDGEMENT;
 }

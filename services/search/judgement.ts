@@ -14,7 +14,7 @@
 // (calibration.ts), give P(same) and P(link-worthy). A card of another kind is never updated
 // (a tool and a person are never the same card), only flagged; one of the same kind with the
 // same title words always is, and so is the card whose slug is asked for.
-import { judgementModelFor, type JudgementModel } from './calibration.js';
+import type { JudgementModel } from './calibration.js';
 import { dice } from './similarity.js';
 
 export interface PairEvidence {
@@ -101,8 +101,4 @@ export function judgePair(e: PairEvidence, model: JudgementModel): PairJudgement
   const flag = e.sameKind ? pSame >= model.flagAt : pSame >= model.updateAt;
   const verdict: Verdict = pSame >= model.updateAt && e.sameKind ? 'same' : flag ? 'possible-duplicate' : linkable ? 'related' : 'weak';
   return { pSame, pLink, verdict, linkable };
-}
-
-export function judgementFor(embedderModel: string | undefined): JudgementModel {
-  return judgementModelFor(embedderModel);
 }

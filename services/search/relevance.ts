@@ -14,7 +14,7 @@
 // search() answers "nothing relevant" when the best hit is below the model's floor.
 import { sql } from 'kysely';
 import type { Db } from '../knowledge/context.js';
-import { relevanceModelFor, type RelevanceModel } from './calibration.js';
+import type { RelevanceModel } from './calibration.js';
 import { searchColumnStats } from './column-stats.js';
 import type { ColumnStats } from './selectivity.js';
 import { cardKey, type CardRef } from './types.js';
@@ -137,10 +137,6 @@ export function relevanceFrom(e: Evidence, model: RelevanceModel): number {
         model.lift * (e.lift / (model.scale.related - model.scale.unrelated));
   const p = 1 / (1 + Math.exp(-z));
   return e.titleInQuery ? Math.max(p, NAMED_BY_TITLE) : p;
-}
-
-export function relevanceOf(e: Evidence, embedderModel: string | undefined): number {
-  return relevanceFrom(e, relevanceModelFor(embedderModel));
 }
 
 /** The floor the best hit's relevance must reach for a question to be answered at all: the keyword-only model has its own. */

@@ -19,7 +19,7 @@ import { hasSearchableText, keywordSearch, type KeywordHit, type KeywordResult }
 import { countPending } from './pending.js';
 import { cardDisplays, passageSnippet } from './snippets.js';
 import { rankingWith, type Ranking } from './ranking.js';
-import { floorFor, gatherEvidence, NO_EVIDENCE, relevanceOf, type Evidence } from './relevance.js';
+import { floorFor, gatherEvidence, NO_EVIDENCE, relevanceFrom, type Evidence } from './relevance.js';
 import { relevanceModelFor } from './calibration.js';
 import type { PlanLimits } from './selectivity.js';
 import { parseTextQuery, type TextQuery } from './text-query.js';
@@ -60,8 +60,6 @@ export interface SearchDeps {
   keywordPlanLimits?: PlanLimits;
   /** Other ranking constants than ranking.ts's (the benchmarks' sweeps). */
   ranking?: Partial<Ranking>;
-  /** No relevance floor: every ranked hit up to the limit (the benchmarks' recall figures). */
-  noFloor?: boolean;
 }
 
 export type MatchedBy = 'keyword' | 'vector' | 'both';
@@ -135,7 +133,7 @@ const EVIDENCE_SLACK = 10;
 export async function search(ctx: BrainContext, raw: SearchInput, deps: SearchDeps = {}): Promise<SearchResult> {
   const ranked = await rankedSearch(ctx, raw, deps);
   const { input } = ranked;
-  const { kept, belowFloor, weak } = await judgeRelevance(ctx, ranked, deps);
+  const { kept, belowFloor, weak } = await judgeRelevance(ctx, ranked);
   const displays = await cardDisplays(ctx.db, [...kept, ...weak].map((h) => h.ref), ranked.textQuery);
   let hits: SearchHit[] = [];
   for (const h of kept) {
@@ -188,7 +186,7 @@ export interface JudgedHit {
  * model's floor, up to the limit; with no limit given, only while relevance stays within
  * RELEVANCE_DROP of the best. Also counts the candidates left out below the floor.
  */
-export async function judgeRelevance(ctx: BrainContext, ranked: RankedSearch, deps: SearchDeps = {}): Promise<{ kept: JudgedHit[]; belowFloor: number; weak: JudgedHit[] }> {
+export async function judgeRelevance(ctx: BrainContext, ranked: RankedSearch): Promise<{ kept: JudgedHit[]; belowFloor: number; weak: JudgedHit[] }> {
   const limit = ranked.input.limit ?? DEFAULT_LIMIT;
   const candidates = ranked.fused.slice(0, limit + EVIDENCE_SLACK);
   const probeText = `${ranked.textQuery.phrases.replace(/"/g, ' ')} ${ranked.textQuery.words}`;
@@ -196,17 +194,17 @@ export async function judgeRelevance(ctx: BrainContext, ranked: RankedSearch, de
   const model = relevanceModelFor(ranked.queryVector?.model);
   const judged = candidates.map((c) => {
     const e = evidence.get(cardKey(c.ref)) ?? NO_EVIDENCE;
-    return { ...c, evidence: e, relevance: relevanceOf(e, ranked.queryVector?.model) };
+    return { ...c, evidence: e, relevance: relevanceFrom(e, model) };
   });
   // Semantic mode asks for the nearest cards by meaning, and the offline model's cosine cannot
   // vouch for an answer by itself (relevance.ts): only keyword and hybrid searches are gated, and
   // only with a model calibrated here (nomic-embed-text's scale is borrowed: its floor would be a
   // guess, so it shows its hits with their relevance, as before the floor).
   const asked = ranked.input.minRelevance !== undefined;
-  const gated = !deps.noFloor && ranked.input.minRelevance !== 0 && (asked || (ranked.mode !== 'semantic' && model.calibrated));
+  const gated = ranked.input.minRelevance !== 0 && (asked || (ranked.mode !== 'semantic' && model.calibrated));
   if (!gated) {
     const best = Math.max(0, ...judged.map((h) => h.relevance));
-    const drop = ranked.input.limit === undefined && ranked.input.minRelevance === undefined && !deps.noFloor;
+    const drop = ranked.input.limit === undefined && ranked.input.minRelevance === undefined;
     const shown = drop ? judged.filter((h) => h.relevance >= best * RELEVANCE_DROP) : judged;
     return { kept: shown.slice(0, limit), belowFloor: 0, weak: [] };
   }
