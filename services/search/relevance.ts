@@ -69,12 +69,10 @@ function idf(stats: ColumnStats | undefined, lexeme: string): number {
   return Math.log(1 + 1 / Math.max(f, 1e-6));
 }
 
-/** Coverage and cosine for each of `refs` (keyed by cardKey), in two statements whatever their number. */
+/** Coverage and cosine for each of `refs` (keyed by cardKey), in one statement whatever their number. */
 export async function gatherEvidence(db: Db, refs: readonly CardRef[], probe: QueryProbe): Promise<Map<string, Evidence>> {
   const out = new Map<string, Evidence>();
   if (refs.length === 0) return out;
-  const { rows: lexRows } = await sql<{ lexemes: string[] | null }>`SELECT brain.query_lexemes(brain.text_search_config(), ${probe.text}) AS lexemes`.execute(db);
-  const lexemes = [...new Set(lexRows[0]?.lexemes ?? [])];
   const tables = new Map<string, { subject: string; table: 'topics' | 'episodes'; ids: number[] }>();
   for (const r of refs) {
     const table = r.entity === 'topic' ? 'topics' : 'episodes';
@@ -93,14 +91,18 @@ export async function gatherEvidence(db: Db, refs: readonly CardRef[], probe: Qu
                  FROM ${sql.table(`${subject}.chunks`)} c WHERE c.${owner} = x.id AND c.model = ${v.model} AND c.dims = ${sql.lit(v.dims)})`
         : sql`NULL::float8`;
     return sql`(SELECT ${subject}::text AS subject, ${entity}::text AS entity, x.id,
-                       ARRAY(SELECT l FROM unnest(${lexemes}::text[]) l
+                       ARRAY(SELECT l FROM unnest(q.lex) l
                               WHERE l = ANY(tsvector_to_array(x.search))
                                  OR (length(l) >= ${sql.lit(PREFIX_MIN)} AND x.search @@ to_tsquery('simple', quote_literal(l) || ':*'))) AS matched,
                        ${cosine}::float8 AS cosine,
-                       coalesce((SELECT bool_and(t = ANY(${lexemes}::text[])) FROM unnest(tsvector_to_array(to_tsvector(brain.text_search_config(), x.title))) t), false) AS title_in_query
-                  FROM ${sql.table(`${subject}.${table}`)} x WHERE x.id = ANY(${ids}::bigint[]))`;
+                       coalesce((SELECT bool_and(t = ANY(q.lex)) FROM unnest(tsvector_to_array(to_tsvector(brain.text_search_config(), x.title))) t), false) AS title_in_query
+                  FROM ${sql.table(`${subject}.${table}`)} x, q WHERE x.id = ANY(${ids}::bigint[]))`;
   });
-  const { rows } = await sql<{ subject: string; entity: 'topic' | 'episode'; id: number; matched: string[]; cosine: number | null; title_in_query: boolean }>`${sql.join(parts, sql` UNION ALL `)}`.execute(db);
+  // The question's lexemes once, in the same statement: every row carries them.
+  const { rows } = await sql<{ subject: string; entity: 'topic' | 'episode'; id: number; matched: string[]; cosine: number | null; title_in_query: boolean; lexemes: string[] }>`
+    WITH q AS (SELECT ARRAY(SELECT DISTINCT l FROM unnest(brain.query_lexemes(brain.text_search_config(), ${probe.text})) l) AS lex)
+    SELECT e.*, q.lex AS lexemes FROM (${sql.join(parts, sql` UNION ALL `)}) e, q`.execute(db);
+  const lexemes = rows[0]?.lexemes ?? [];
   for (const r of rows) {
     const s = stats.get(`${r.subject}.${r.entity === 'topic' ? 'topics' : 'episodes'}`);
     const total = lexemes.reduce((sum, l) => sum + idf(s, l), 0);
