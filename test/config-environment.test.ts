@@ -1,13 +1,14 @@
 // Every environment variable is documented: README's configuration table lists exactly the
 // variables config/environment.ts names, the code reads no variable outside that list, and the
 // stack's table covers what brain-up.sh and the compose file read on the host.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENVIRONMENT_VARIABLES, READ_WHERE_USED, SYSTEM_VARIABLES } from '../config/environment.js';
 import { PACKAGE_ROOT } from '../config/package.js';
 import { loadSubjects } from '../config/subjects.js';
 import { renderCompose } from '../services/deploy/compose.js';
+import { sourceFiles } from './support/source-files.js';
 
 const readme = readFileSync(join(PACKAGE_ROOT, 'README.md'), 'utf8');
 
@@ -23,12 +24,6 @@ function tableVariables(header: string): string[] {
     names.push(...[...first.matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((m) => m[1]!));
   }
   return names;
-}
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(join(PACKAGE_ROOT, dir), { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile() && e.name.endsWith('.ts'))
-    .map((e) => join(e.parentPath, e.name));
 }
 
 const code = ['cli', 'config', 'db', 'services'].flatMap(sourceFiles).map((file) => ({ file: relative(PACKAGE_ROOT, file), text: readFileSync(file, 'utf8') }));

@@ -2,11 +2,12 @@
 // depends on (the stages, the user, the health check, what reaches the final stage, that
 // nothing secret is ever in the build context). What the built server really reads at run
 // time is traced in runtime-paths.test.ts; the image itself is built and run by .ci/run.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../../config/runtime.js';
 import { instructions, readDockerfile } from '../support/dockerfile.js';
+import { sourceFiles } from '../support/source-files.js';
 
 const stages = readDockerfile();
 const final = stages.at(-1)!;
@@ -64,7 +65,7 @@ describe('Dockerfile', () => {
 describe('the image build (tsconfig.image.json)', () => {
   it('compiles with nothing from outside its folders: a relative import of test/ or bench/ fails the image build, which has neither', () => {
     const build = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'tsconfig.image.json'), 'utf8')) as { include: string[] };
-    const files = build.include.flatMap((dir) => sourceFiles(join(PACKAGE_ROOT, dir)));
+    const files = build.include.flatMap(sourceFiles);
     expect(files.length).toBeGreaterThan(50);
     const outside: string[] = [];
     for (const file of files) {
@@ -77,12 +78,6 @@ describe('the image build (tsconfig.image.json)', () => {
     expect(readFileSync(join(PACKAGE_ROOT, 'Dockerfile'), 'utf8')).toContain('RUN npx tsc -p tsconfig.image.json');
   });
 });
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
-  );
-}
 
 describe('.dockerignore', () => {
   const rules = readFileSync(join(PACKAGE_ROOT, '.dockerignore'), 'utf8')
