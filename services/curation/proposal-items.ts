@@ -54,6 +54,6 @@ export interface PlannedItem {
   candidates?: { subject: string; slug: string; score: number }[];
   /** A new topic's `mentions` links (search before add), written with it. */
   links?: { subject: string; slug: string; context: string }[];
-  /** Cards the new topic may duplicate: shown in the preview, linked, never merged without the person. */
+  /** Cards the new topic may duplicate: shown in the preview, never linked or merged without the person. */
   possibleDuplicates?: { subject: string; slug: string; title: string; score: number }[];
 }
