@@ -1,7 +1,7 @@
 // Full-text retrieval over every readable subject in one statement: topics and episodes,
 // matched with brain.search_query() (any-word, phrases and exclusions strict; a phrase found
-// nowhere falls back to its words) and ranked by
-// cover density. Ranks are comparable across schemas: same function, same configuration.
+// nowhere falls back to its words) and ranked by cover density. Ranks are comparable across
+// schemas: same function, same configuration.
 // On big tables the rows to rank are narrowed to the question's rarer words first
 // (selectivity.ts), with the plain any-word match as the fallback when that finds nothing.
 import { sql, type RawBuilder } from 'kysely';
@@ -10,7 +10,7 @@ import { searchColumnStats } from './column-stats.js';
 import { RANKING } from './ranking.js';
 import { DEFAULT_PLAN_LIMITS, planMatch, type MatchPlan, type PlanLimits } from './selectivity.js';
 import { episodeFilter, topicFilter, wantsEpisodes } from './sql-filters.js';
-import type { TextQuery } from './text-query.js';
+import { wordsOf, type TextQuery } from './text-query.js';
 import type { CardRef, Entity, SearchFilters } from './types.js';
 
 export interface KeywordHit extends CardRef {
@@ -69,7 +69,7 @@ export async function keywordSearch(db: Db | Trx, subjects: readonly string[], q
   if (strict.hits.length > 0 || q.phrases.trim() === '') return strict;
   // A quoted phrase found nowhere: people quote what they half remember ("backup window" for
   // "the window for backups"), so its words are searched as plain words rather than nothing.
-  const words = { ...q, phrases: '', words: `${q.phrases.replace(/"/g, ' ')} ${q.words}`.replace(/\s+/g, ' ').trim() };
+  const words = { ...q, phrases: '', words: wordsOf(q) };
   return { ...(await keywordSearchAsTyped(db, subjects, words, filters, limit, options)), phrasesRelaxed: true };
 }
 

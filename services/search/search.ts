@@ -22,7 +22,7 @@ import { rankingWith, type Ranking } from './ranking.js';
 import { floorFor, gatherEvidence, NO_EVIDENCE, relevanceFrom, type Evidence } from './relevance.js';
 import { relevanceModelFor } from './calibration.js';
 import type { PlanLimits } from './selectivity.js';
-import { parseTextQuery, type TextQuery } from './text-query.js';
+import { parseTextQuery, wordsOf, type TextQuery } from './text-query.js';
 import { cardKey, type CardRef, type Entity, type SearchFilters } from './types.js';
 import { subjectsWithVectors, vectorSearch, type VectorHit } from './vectors.js';
 import type { EmbedStatus } from './worker.js';
@@ -189,8 +189,7 @@ export interface JudgedHit {
 export async function judgeRelevance(ctx: BrainContext, ranked: RankedSearch): Promise<{ kept: JudgedHit[]; belowFloor: number; weak: JudgedHit[] }> {
   const limit = ranked.input.limit ?? DEFAULT_LIMIT;
   const candidates = ranked.fused.slice(0, limit + EVIDENCE_SLACK);
-  const probeText = `${ranked.textQuery.phrases.replace(/"/g, ' ')} ${ranked.textQuery.words}`;
-  const evidence = await gatherEvidence(ctx.db, candidates.map((c) => c.ref), { text: probeText, vector: ranked.queryVector, subjectsWithVectors: ranked.vectorSubjects });
+  const evidence = await gatherEvidence(ctx.db, candidates.map((c) => c.ref), { text: wordsOf(ranked.textQuery), vector: ranked.queryVector, subjectsWithVectors: ranked.vectorSubjects });
   const model = relevanceModelFor(ranked.queryVector?.model);
   const judged = candidates.map((c) => {
     const e = evidence.get(cardKey(c.ref)) ?? NO_EVIDENCE;

@@ -38,6 +38,11 @@ export function parseTextQuery(input: string): TextQuery {
   return { phrases: phrases.join(' '), exclusions: exclusions.join(' '), words: words.replace(/\s+/g, ' ').trim() };
 }
 
+/** The phrases' and the plain words' text, without quotes or exclusions: what the question is about, word by word. */
+export function wordsOf(q: TextQuery): string {
+  return `${q.phrases.replace(/"/g, ' ')} ${q.words}`.replace(/\s+/g, ' ').trim();
+}
+
 /** Quotes inside a piece would end it early in websearch syntax. */
 function clean(text: string): string {
   return text.replace(/"/g, ' ').replace(/\s+/g, ' ').trim();
