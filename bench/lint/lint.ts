@@ -128,7 +128,7 @@ export async function runLintBench(opts: LintBenchOptions = {}): Promise<void> {
         const lintMs = performance.now() - started;
         const dup = report.duplicateTopics;
         log(
-          `    lint: ${s1(lintMs)}; ${dup.filter((d) => d.by === 'title').length} + ${dup.filter((d) => d.by === 'embedding').length} near-duplicates (title + embedding, limit 100 each), ${report.deadLinks.length} dead links; longest statement ${ms0(longest.ms)} (${longest.check})`,
+          `    lint: ${s1(lintMs)}; ${dup.length} near-duplicates judged (${dup.filter((d) => d.verdict === 'same').length} likely the same; limit 100), ${report.deadLinks.length} dead links; longest statement ${ms0(longest.ms)} (${longest.check})`,
         );
         log(`    per check: ${[...perCheck].map(([check, c]) => `${check} ${ms0(c.ms)}/${c.statements}`).join(', ')}`);
 

@@ -18,8 +18,9 @@ import { countPending, subjectsWithVectors } from '../search/index.js';
 import { modelOf } from '../search/embed-cards.js';
 import type { EmbedModel } from '../search/pending.js';
 import { INDEXED_DIMENSIONS } from '../search/vectors.js';
+import { judgementModelFor } from '../search/calibration.js';
 import { byPairOrder, type LintEmbeddingHooks, type SimilarPair } from './lint.js';
-import { createLintRun, type LintRun } from './lint-batches.js';
+import type { LintRun } from './lint-batches.js';
 
 /** Neighbours asked of the index per card; a card with this many above the threshold is compared exactly. */
 export const NEIGHBOURS = 10;
@@ -30,15 +31,26 @@ export const NEIGHBOURS = 10;
  */
 export const EXACT_UP_TO = 500;
 const ID_PAGE = 5_000;
+/**
+ * Each card's nearest cards from this cosine (on the model's scale: 0 unrelated, 1 related) are
+ * weighed as possible duplicates; below it no labelled same-thing pair was found
+ * (bench/judgement/lint.ts).
+ */
+export const CANDIDATE_COSINE = 0.5;
 
 export function embeddingLintHooks(embedder: Embedder): LintEmbeddingHooks {
   const m = modelOf(embedder);
   const hasVectors = async (db: BrainContext['db'] | Trx, subject: string) => (await subjectsWithVectors(db, [subject])).length > 0;
   return {
-    async similarPairs(ctx, threshold, limit, given) {
-      const run = given ?? createLintRun(ctx);
-      if (!(await run.step('embedding-tables', (trx) => hasVectors(trx, ctx.subject.name)))) return [];
-      return (await similarEmbeddings(run, m, threshold)).slice(0, limit);
+    model: m.model,
+    async duplicateCandidates(run) {
+      if (!(await run.step('embedding-tables', (trx) => hasVectors(trx, run.ctx.subject.name)))) return null;
+      const scale = judgementModelFor(m.model).scale;
+      const floor = scale.unrelated + CANDIDATE_COSINE * (scale.related - scale.unrelated);
+      return (await similarEmbeddings(run, m, floor, { nearestOnly: true })).map((p) => ({ a: p.a, b: p.b, cosine: p.cosine! }));
+    },
+    async pairCosines(run, pairs) {
+      return firstChunkCosines(run, m, pairs);
     },
     async staleCount(ctx) {
       return (await hasVectors(ctx.db, ctx.subject.name)) ? countPending(ctx.db, ctx.subject.name, m) : 0;
@@ -57,6 +69,7 @@ interface PairRow {
   a: string;
   b: string;
   similarity: number;
+  cosine: number;
   hit: boolean;
 }
 
@@ -65,7 +78,7 @@ interface PairRow {
  * first. `exact` compares every pair, batch by batch, as is done where there is no index or
  * there are few cards.
  */
-export async function similarEmbeddings(run: LintRun, m: EmbedModel, threshold: number, opts: { exact?: boolean } = {}): Promise<SimilarPair[]> {
+export async function similarEmbeddings(run: LintRun, m: EmbedModel, threshold: number, opts: { exact?: boolean; nearestOnly?: boolean } = {}): Promise<SimilarPair[]> {
   const s = run.ctx.subject.name;
   const chunks = sql.table(`${s}.chunks`);
   const topics = sql.table(`${s}.topics`);
@@ -91,14 +104,15 @@ export async function similarEmbeddings(run: LintRun, m: EmbedModel, threshold: 
     for (const r of rows) {
       if (!r.hit) continue;
       const [a, b] = Number(r.a_id) < Number(r.b_id) ? [r.a, r.b] : [r.b, r.a];
-      found.set(`${a}|${b}`, { a, b, similarity: r.similarity });
+      found.set(`${a}|${b}`, { a, b, similarity: r.similarity, cosine: Number(r.cosine) });
     }
   };
   // The old definition, for the cards in `batch` against every later card: exact.
   const exactly = async (trx: Trx, batch: number[], against: 'later' | 'all') => {
     const rows = await sql<PairRow>`
       SELECT ca.topic_id AS a_id, cb.topic_id AS b_id, ta.slug AS a, tb.slug AS b,
-             round((1 - (ca.embedding OPERATOR(brain_ext.<=>) cb.embedding))::numeric, 2)::float AS similarity, true AS hit
+             round((1 - (ca.embedding OPERATOR(brain_ext.<=>) cb.embedding))::numeric, 2)::float AS similarity,
+             (1 - (ca.embedding OPERATOR(brain_ext.<=>) cb.embedding))::float8 AS cosine, true AS hit
         FROM ${chunks} ca JOIN ${chunks} cb ON ${against === 'later' ? sql`cb.topic_id > ca.topic_id` : sql`cb.topic_id <> ca.topic_id`}
                                             AND cb.chunk_index = 0 AND cb.model = ca.model
         JOIN ${topics} ta ON ta.id = ca.topic_id JOIN ${topics} tb ON tb.id = cb.topic_id
@@ -127,9 +141,37 @@ export async function similarEmbeddings(run: LintRun, m: EmbedModel, threshold: 
     },
     { initial: 20, max: 500 },
   );
-  // More near-duplicates than the index was asked for: compare these cards with all others.
+  // More near-duplicates than the index was asked for: compare these cards with all others
+  // (unless only each card's nearest are wanted, as candidates for the judgement).
+  if (opts.nearestOnly) return [...found.values()].sort(byPairOrder);
   await run.batches('embedding-pairs-saturated', saturated, (trx, batch) => exactly(trx, batch, 'all'), { initial: 1, max: 100 });
   return [...found.values()].sort(byPairOrder);
+}
+
+/**
+ * The cosine of each pair's first chunks (this model), for candidates found by title; pairs
+ * where either card has no such chunk are left out. Keyed `a\u0000b`.
+ */
+async function firstChunkCosines(run: LintRun, m: EmbedModel, pairs: readonly { a: string; b: string }[]): Promise<Map<string, number>> {
+  const s = run.ctx.subject.name;
+  const chunks = sql.table(`${s}.chunks`);
+  const topics = sql.table(`${s}.topics`);
+  const out = new Map<string, number>();
+  await run.batches(
+    'duplicate-cosines',
+    pairs,
+    async (trx, batch) => {
+      const rows = await sql<{ a: string; b: string; cosine: number }>`
+        SELECT p.a, p.b, (1 - (ca.embedding OPERATOR(brain_ext.<=>) cb.embedding))::float8 AS cosine
+          FROM unnest(${batch.map((p) => p.a)}::text[], ${batch.map((p) => p.b)}::text[]) AS p(a, b)
+          JOIN ${topics} ta ON ta.slug = p.a JOIN ${topics} tb ON tb.slug = p.b
+          JOIN ${chunks} ca ON ca.topic_id = ta.id AND ca.chunk_index = 0 AND ca.model = ${m.model} AND ca.dims = ${m.dims}
+          JOIN ${chunks} cb ON cb.topic_id = tb.id AND cb.chunk_index = 0 AND cb.model = ${m.model} AND cb.dims = ${m.dims}`.execute(trx);
+      for (const r of rows.rows) out.set(`${r.a}\u0000${r.b}`, Number(r.cosine));
+    },
+    { initial: 200, max: 2_000 },
+  );
+  return out;
 }
 
 /** The indexed expression of the HNSW index of these dimensions, spelt as the migration defines it. */
@@ -158,7 +200,7 @@ async function nearest(trx: Trx, s: string, m: EmbedModel, batch: number[], k: n
   return (
     await sql<PairRow>`
       SELECT q.topic_id AS a_id, n.topic_id AS b_id, ta.slug AS a, tb.slug AS b,
-             round((1 - n.distance)::numeric, 2)::float AS similarity, (1 - n.distance) >= ${threshold} AS hit
+             round((1 - n.distance)::numeric, 2)::float AS similarity, (1 - n.distance)::float8 AS cosine, (1 - n.distance) >= ${threshold} AS hit
         FROM ${chunks} q
         CROSS JOIN LATERAL (
           SELECT c.topic_id, c.embedding OPERATOR(brain_ext.<=>) q.embedding AS distance

@@ -6,7 +6,9 @@ import { z } from 'zod';
 import { PERSONAL } from '../../config/subjects.js';
 import { sqlState } from '../../db/sql.js';
 import { normaliseTag, parseInput, write, type BrainContext, type Trx } from '../knowledge/index.js';
+import { judgementModelFor } from '../search/calibration.js';
 import { LINT_DEFAULTS, withLintRun, type LintRun, type LintRunOptions } from './lint-batches.js';
+import { judgeDuplicates, mergeCandidates, type CandidatePair, type JudgedDuplicate } from './lint-judgement.js';
 
 export type { LintRunOptions } from './lint-batches.js';
 
@@ -14,8 +16,13 @@ export const lintInput = z.object({
   apply: z
     .object({ deadLinks: z.boolean().default(false), mergeTags: z.boolean().default(false), requeueEmbeddings: z.boolean().default(false) })
     .default({ deadLinks: false, mergeTags: false, requeueEmbeddings: false }),
-  /** Title similarity (pg_trgm, 0..1) at or above which two cards are reported as near-duplicates. */
-  titleSimilarity: z.number().min(0.3).max(1).default(0.6),
+  /**
+   * Title similarity (pg_trgm, 0..1) from which a pair of cards is weighed as a possible
+   * duplicate (lint-judgement.ts decides; this only chooses what it looks at).
+   */
+  titleSimilarity: z.number().min(0.3).max(1).default(0.3),
+  /** P(same thing) from which a weighed pair is reported; default the embedder's calibrated lintAt (calibration.ts). */
+  duplicateScore: z.number().min(0).max(1).optional(),
   limit: z.number().int().min(1).max(1000).default(100),
 });
 
@@ -26,33 +33,34 @@ export interface LintReport {
   /** Links from live cards to archived ones (dead while archived), with the survivor of a merge. */
   archivedLinks: { from: string; toSubject: string; toSlug: string; relation: string; mergedInto: string | null }[];
   unexplainedUpcasts: { at: string; actor: string; table: string; slug: string | null; operation: string }[];
-  duplicateTopics: { a: string; b: string; similarity: number; by: 'title' | 'embedding' }[];
+  /** Pairs search before add's judgement calls the same thing, or possibly the same: merge suggestions. */
+  duplicateTopics: JudgedDuplicate[];
   duplicateTags: { variants: string[]; keep: string }[];
   staleEmbeddings: number | null;
   notes: string[];
   applied: { deadLinksRemoved: number; tagsMerged: number; embeddingsRequeued: number };
 }
 
-/** A near-duplicate pair of cards: `a` is the one with the lower id, as the old all-pairs join had it. */
+/** A pair of cards alike by title or embedding: `a` is the one with the lower id, as the old all-pairs join had it. */
 export interface SimilarPair {
   a: string;
   b: string;
   similarity: number;
+  /** The unrounded cosine, for pairs found by embedding. */
+  cosine?: number;
 }
 
 /** Optional: how embedding-based checks reach the search layer when it is running. */
 export interface LintEmbeddingHooks {
-  /**
-   * Up to `limit` pairs of cards whose first chunks have cosine similarity >= threshold, best
-   * first. Given `run`, its statements go through it (batches, timeout, cancellation).
-   */
-  similarPairs?(ctx: BrainContext, threshold: number, limit: number, run?: LintRun): Promise<SimilarPair[]>;
+  /** The embedder's model: the judgement weighs cosines on its calibrated scale. */
+  model?: string;
+  /** Each card's nearest cards by first-chunk cosine, as duplicate candidates; null where the subject has no vectors of this model. */
+  duplicateCandidates?(run: LintRun): Promise<CandidatePair[] | null>;
+  /** First-chunk cosines of these pairs (keyed `a\u0000b`), for candidates found by title. */
+  pairCosines?(run: LintRun, pairs: readonly { a: string; b: string }[]): Promise<Map<string, number>>;
   staleCount?(ctx: BrainContext): Promise<number>;
   requeue?(ctx: BrainContext): Promise<number>;
 }
-
-/** Cosine similarity of first chunks at or above which two cards are near-duplicates by meaning. */
-export const EMBEDDING_SIMILARITY = 0.9;
 
 
 /** Best first; ties by slug, so the same data always gives the same report. */
@@ -146,17 +154,7 @@ async function lintWith(run: LintRun, input: z.output<typeof lintInput>, hooks: 
     )
   ).map((r) => ({ ...r, at: new Date(r.at).toISOString() }));
 
-  const titlePairs = await similarTitles(run, input.titleSimilarity);
-  if (titlePairs === null) report.notes.push('title similarity unavailable (pg_trgm is not installed)');
-  else report.duplicateTopics = titlePairs.slice(0, input.limit).map((p) => ({ ...p, by: 'title' as const }));
-  if (hooks.similarPairs) {
-    const seen = new Set(report.duplicateTopics.map((d) => `${d.a}|${d.b}`));
-    for (const p of await hooks.similarPairs(ctx, EMBEDDING_SIMILARITY, input.limit, run)) {
-      if (!seen.has(`${p.a}|${p.b}`)) report.duplicateTopics.push({ ...p, by: 'embedding' });
-    }
-  } else {
-    report.notes.push('embedding similarity not checked (no embedder running)');
-  }
+  report.duplicateTopics = (await duplicates(run, input.titleSimilarity, input.duplicateScore, hooks, report.notes)).slice(0, input.limit);
 
   // Code-point order, the same on every server whatever its locale (PGlite and the test cluster
   // are C; the stack's PostgreSQL 17 is en_US.utf8, which sorted "YC Alum" after "yc_alum").
@@ -204,6 +202,30 @@ async function lintWith(run: LintRun, input: z.output<typeof lintInput>, hooks: 
   }
   if (apply.requeueEmbeddings && hooks.requeue) report.applied.embeddingsRequeued = await hooks.requeue(ctx);
   return report;
+}
+
+/**
+ * Near-duplicate cards: pairs alike by title or by embedding, weighed by the judgement search
+ * before add uses (lint-judgement.ts), on the embedder's calibration where the subject has its
+ * vectors and the keyword-only one otherwise.
+ */
+async function duplicates(run: LintRun, titleSimilarity: number, minScore: number | undefined, hooks: LintEmbeddingHooks, notes: string[]): Promise<JudgedDuplicate[]> {
+  const titlePairs = await similarTitles(run, titleSimilarity);
+  if (titlePairs === null) notes.push('title similarity unavailable (pg_trgm is not installed)');
+  const byTitle: CandidatePair[] = (titlePairs ?? []).map((p) => ({ a: p.a, b: p.b, titleSimilarity: p.similarity }));
+  const byEmbedding = hooks.duplicateCandidates ? await hooks.duplicateCandidates(run) : null;
+  if (byEmbedding === null) {
+    notes.push(hooks.duplicateCandidates ? 'embedding similarity not checked (no embeddings of this model yet)' : 'embedding similarity not checked (no embedder running)');
+    return judgeDuplicates(run, byTitle, judgementModelFor(undefined), minScore);
+  }
+  const candidates = mergeCandidates(byTitle, byEmbedding);
+  const missing = [...candidates.values()].filter((p) => p.cosine === undefined);
+  const cosines = hooks.pairCosines && missing.length ? await hooks.pairCosines(run, missing) : new Map<string, number>();
+  for (const p of missing) {
+    const c = cosines.get(`${p.a}\u0000${p.b}`);
+    if (c !== undefined) p.cosine = c;
+  }
+  return judgeDuplicates(run, candidates.values(), judgementModelFor(hooks.model), minScore);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -399,6 +421,10 @@ function intersectionSize(a: Int32Array, b: Int32Array, need: number): number {
   return n;
 }
 
+function duplicateEvidence(d: JudgedDuplicate): string {
+  return [d.titleSimilarity !== null ? `title ${d.titleSimilarity}` : '', d.cosine !== null ? `cosine ${d.cosine}` : ''].filter(Boolean).join(', ') || d.by;
+}
+
 export function lintMarkdown(r: LintReport): string {
   const section = (title: string, lines: string[], empty: string) => [`## ${title} (${lines.length})`, ...(lines.length ? lines : [empty])];
   return [
@@ -414,7 +440,10 @@ export function lintMarkdown(r: LintReport): string {
     // Lint never merges: it says which call would, for the human (or the model, asked by one) to decide.
     ...section(
       'Near-duplicate cards — reported only; to merge: archive with slug (the one to fold in) and into (the one to keep)',
-      r.duplicateTopics.map((d) => `- ${d.a} ~ ${d.b} (${d.by} ${d.similarity}) → e.g. archive {slug: "${d.b}", into: "${d.a}"}, or link them if both should stay`),
+      r.duplicateTopics.map(
+        (d) =>
+          `- ${d.a} ~ ${d.b} (${d.verdict === 'same' ? 'likely the same' : 'possibly the same'}, p ${d.score}; ${duplicateEvidence(d)}) → e.g. archive {slug: "${d.b}", into: "${d.a}"}, or link them if both should stay`,
+      ),
       'none',
     ),
     ...section('Near-duplicate tags — merged with apply', r.duplicateTags.map((d) => `- ${d.variants.join(', ')} → ${d.keep}`), 'none'),

@@ -73,6 +73,11 @@ export interface JudgementModel {
   readonly updateAt: number;
   /** P(same) from which a card is flagged as a possible duplicate (the new card is written and the match shown). */
   readonly flagAt: number;
+  /**
+   * P(same) from which lint reports a pair of cards as possible duplicates: the lowest at which at
+   * least half of the pairs reported are the same thing (bench/judgement/lint.ts).
+   */
+  readonly lintAt: number;
   /** P(link) from which a `mentions` link is made. */
   readonly linkAt: number;
   readonly scale: CosineScale;
@@ -89,6 +94,9 @@ const JUDGEMENT_WEIGHTS = {
   link: [-5.96, 0.63, 0.2, 2.02, 15.47, 1.48, -0.33, 0.56, 6.67],
   updateAt: 0.92,
   flagAt: 0.1,
+  // bench/judgement/lint.ts (2026-12-01): 83.0% of the same-thing pairs reported, 53.4% of the
+  // pairs reported the same thing (65.0% of the labelled ones); 0.4 gives 48.6%.
+  lintAt: 0.45,
   linkAt: 0.55,
 } as const;
 
@@ -107,6 +115,9 @@ export const KEYWORD_JUDGEMENT: JudgementModel = Object.freeze({
   link: [-6.12, 0.52, 0.32, 2.23, 18.36, 0, 0, 0.68, 6.33],
   updateAt: 0.93,
   flagAt: 0.09,
+  // bench/judgement/lint.ts --keyword-only (2026-12-01): 13.1% of the same-thing pairs reported
+  // (lint weighs only pairs alike by title without vectors), 50.0% of the pairs reported right.
+  lintAt: 0.35,
   linkAt: 0.56,
   scale: { unrelated: 0, related: 1 },
   calibrated: true,

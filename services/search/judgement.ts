@@ -1,7 +1,7 @@
 // Search before add's judgement: is an existing card the same thing as the one being written
 // (update it), possibly the same (write the new card, flag the match for a person), something
 // the new card should link to, or neither. One function weighs a pair of cards, so remember and
-// propose decide alike (lint's near-duplicates and import do not use it yet).
+// propose decide alike, and lint weighs pairs of stored cards with it (curation/lint-judgement.ts).
 //
 // The evidence is lexical and semantic, each piece on 0-1:
 //   - titleDice, titleContainment: the titles' lexemes ("Sam" is contained in "Sam, the neighbour");

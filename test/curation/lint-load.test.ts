@@ -81,8 +81,8 @@ describeOn('postgres', 'lint under load (server mode, a pool of 5 connections)',
 
   it('a lint statement that runs past the statement timeout stops lint with a clear error', { timeout: 60_000 }, async () => {
     const slow: LintEmbeddingHooks = {
-      async similarPairs(_ctx, _threshold, _limit, run) {
-        await run!.step('slow', (trx) => sql`SELECT pg_sleep(5)`.execute(trx));
+      async duplicateCandidates(run) {
+        await run.step('slow', (trx) => sql`SELECT pg_sleep(5)`.execute(trx));
         return [];
       },
     };

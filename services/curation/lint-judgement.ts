@@ -1,0 +1,106 @@
+// Lint's near-duplicates, decided by search before add's judgement (search/judgement.ts): a
+// pair is reported when the same weighing that makes remember update a card (or flag it) says
+// the two cards may be one thing. Title and embedding similarity only choose which pairs are
+// weighed; a high trigram score alone ("Backup routine" and "Backup routine for laptops") or a
+// high cosine alone (two homelab cards) no longer makes a report.
+//
+// Candidates: every pair of titles with pg_trgm similarity >= the lint's titleSimilarity, and
+// each card's nearest cards by first-chunk cosine (lint-hooks.ts). Evidence per pair is what
+// remember weighs for an incoming card (titles, all lexemes, cosine, kind); the pair is
+// symmetric, so either card may play the incoming one.
+import { sql } from 'kysely';
+import { judgementModelFor, type JudgementModel } from '../search/calibration.js';
+import { judgePair, pairEvidence, type CardLexemeSets } from '../search/judgement.js';
+import type { LintRun } from './lint-batches.js';
+
+export interface CandidatePair {
+  /** Slugs, `a` the older card (lower id). */
+  a: string;
+  b: string;
+  titleSimilarity?: number;
+  /** Raw cosine of the two cards' first chunks (the embedder's scale). */
+  cosine?: number;
+}
+
+export interface JudgedDuplicate {
+  a: string;
+  b: string;
+  /** P(same thing), 3 decimals. */
+  score: number;
+  /** 'same': remember would have updated `a` instead of writing `b`; 'possible-duplicate': it would have flagged `a`. */
+  verdict: 'same' | 'possible-duplicate';
+  /** Which candidate search found the pair. */
+  by: 'title' | 'embedding' | 'title+embedding';
+  titleSimilarity: number | null;
+  cosine: number | null;
+}
+
+interface SlugLexemes extends CardLexemeSets {
+  slug: string;
+}
+
+const LEXEME_PAGE = 500;
+
+/** Merges candidates found twice (by title and by embedding) into one pair. */
+export function mergeCandidates(...lists: readonly CandidatePair[][]): Map<string, CandidatePair> {
+  const out = new Map<string, CandidatePair>();
+  for (const list of lists) {
+    for (const p of list) {
+      const key = `${p.a}\u0000${p.b}`;
+      const seen = out.get(key);
+      out.set(key, seen ? { ...seen, ...Object.fromEntries(Object.entries(p).filter(([, v]) => v !== undefined)) } : { ...p });
+    }
+  }
+  return out;
+}
+
+/** Title and whole-card lexemes of the live cards named, by slug. */
+async function lexemesBySlug(run: LintRun, slugs: readonly string[]): Promise<Map<string, SlugLexemes>> {
+  const table = sql.table(`${run.ctx.subject.name}.topics`);
+  const out = new Map<string, SlugLexemes>();
+  await run.batches(
+    'duplicate-lexemes',
+    slugs,
+    async (trx, batch) => {
+      const rows = await sql<{ slug: string; kind: string; title_lexemes: string[] | null; all_lexemes: string[] | null }>`
+        SELECT t.slug, t.kind,
+               tsvector_to_array(to_tsvector(brain.text_search_config(), t.title)) AS title_lexemes,
+               tsvector_to_array(t.search) AS all_lexemes
+          FROM ${table} t WHERE t.slug = ANY(${batch}::text[]) AND t.archived_at IS NULL`.execute(trx);
+      for (const r of rows.rows) {
+        out.set(r.slug, { slug: r.slug, kind: r.kind, titleLexemes: new Set(r.title_lexemes ?? []), allLexemes: new Set(r.all_lexemes ?? []) });
+      }
+    },
+    { initial: 100, max: LEXEME_PAGE },
+  );
+  return out;
+}
+
+/**
+ * Weighs every candidate and keeps the pairs the judgement calls the same thing or possibly the
+ * same with P(same) >= minScore, most likely first. A lint weighs hundreds of pairs where
+ * remember weighs a few candidates, so it reports from its own threshold (lintAt), not flagAt. `model` is the embedder's calibration (the keyword-only one when the
+ * subject has no vectors for it).
+ */
+export async function judgeDuplicates(run: LintRun, candidates: Iterable<CandidatePair>, model: JudgementModel = judgementModelFor(undefined), minScore = model.lintAt): Promise<JudgedDuplicate[]> {
+  const pairs = [...candidates];
+  const lexemes = await lexemesBySlug(run, [...new Set(pairs.flatMap((p) => [p.a, p.b]))]);
+  const out: JudgedDuplicate[] = [];
+  for (const p of pairs) {
+    const a = lexemes.get(p.a);
+    const b = lexemes.get(p.b);
+    if (!a || !b) continue; // archived meanwhile
+    const j = judgePair(pairEvidence(b, a, p.cosine, false, model), model);
+    if ((j.verdict !== 'same' && j.verdict !== 'possible-duplicate') || j.pSame < minScore) continue;
+    out.push({
+      a: p.a,
+      b: p.b,
+      score: Number(j.pSame.toFixed(3)),
+      verdict: j.verdict,
+      by: p.titleSimilarity !== undefined && p.cosine !== undefined ? 'title+embedding' : p.titleSimilarity !== undefined ? 'title' : 'embedding',
+      titleSimilarity: p.titleSimilarity ?? null,
+      cosine: p.cosine === undefined ? null : Number(p.cosine.toFixed(3)),
+    });
+  }
+  return out.sort((x, y) => y.score - x.score || (x.a < y.a ? -1 : x.a > y.a ? 1 : 0) || (x.b < y.b ? -1 : x.b > y.b ? 1 : 0));
+}
