@@ -38,9 +38,13 @@ type BackendMessage = Awaited<ReturnType<PGlite['execProtocol']>>['messages'][nu
 /** Parameter types remembered per statement text (the statements of a brain are a few hundred). */
 const MAX_REMEMBERED_STATEMENTS = 2_000;
 
+/**
+ * Given a promise of the database (`brain up` listens before PGlite has opened and the
+ * bootstrap has checked the schema and grants), the first statement waits for it.
+ */
 export class PGliteRoleDialect implements Dialect {
   constructor(
-    private readonly embedded: EmbeddedDatabase,
+    private readonly embedded: EmbeddedDatabase | Promise<EmbeddedDatabase>,
     private readonly role: string,
   ) {}
   createAdapter() {
@@ -61,17 +65,22 @@ class PGliteRoleDriver implements Driver {
   private readonly releases = new WeakMap<DatabaseConnection, () => void>();
   /** The parameter types Postgres inferred for each statement text. */
   readonly parameterTypes = new Map<string, number[]>();
+  private embedded: EmbeddedDatabase | undefined;
 
   constructor(
-    private readonly embedded: EmbeddedDatabase,
+    private readonly opening: EmbeddedDatabase | Promise<EmbeddedDatabase>,
     private readonly role: string,
   ) {}
 
-  async init(): Promise<void> {}
+  /** Kysely calls this once, before the first connection is acquired. */
+  async init(): Promise<void> {
+    this.embedded = await this.opening;
+  }
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    const release = await this.embedded.lock.acquire(workPriority());
-    const connection = new PGliteRoleConnection(this.embedded, this.role, this.parameterTypes);
+    const embedded = this.embedded!;
+    const release = await embedded.lock.acquire(workPriority());
+    const connection = new PGliteRoleConnection(embedded, this.role, this.parameterTypes);
     this.releases.set(connection, release);
     return connection;
   }

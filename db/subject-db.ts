@@ -52,7 +52,8 @@ export function openServerSubjectDb(location: ServerLocation, subject: Subject, 
   return { subject, db, close: () => db.destroy() };
 }
 
-export function openEmbeddedSubjectDb(embedded: EmbeddedDatabase, subject: Subject): SubjectDb {
+/** `embedded` may still be opening: the first statement waits for it (PGliteRoleDialect). */
+export function openEmbeddedSubjectDb(embedded: EmbeddedDatabase | Promise<EmbeddedDatabase>, subject: Subject): SubjectDb {
   const db = new Kysely<KnowledgeDatabase>({ dialect: new PGliteRoleDialect(embedded, subject.role) });
   return { subject, db, close: () => db.destroy() };
 }

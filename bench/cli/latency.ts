@@ -35,19 +35,25 @@ function checked(r: ReturnType<typeof timed>, what: string): ReturnType<typeof t
   return r;
 }
 
-/** Spawns `brain up`; resolves at the banner with the time it took, the phases line and the stop. */
-function startBrain(env: NodeJS.ProcessEnv): Promise<{ ms: number; phases: string; stop(): Promise<void> }> {
+/**
+ * Spawns `brain up`; resolves once the brain is open (the servers listen, and print the banner,
+ * before the embedded brain has opened) with the time to each, the phases line and the stop.
+ */
+function startBrain(env: NodeJS.ProcessEnv): Promise<{ ms: number; openMs: number; phases: string; stop(): Promise<void> }> {
   const started = performance.now();
   const child = spawn(process.execPath, [BRAIN_JS, 'up'], { env });
   let out = '';
+  let bannerMs: number | undefined;
   return new Promise((resolve, reject) => {
     const onData = (d: Buffer) => {
       out += d.toString();
-      if (!/Stop with Ctrl-C/.test(out)) return;
+      if (bannerMs === undefined && /Stop with Ctrl-C/.test(out)) bannerMs = performance.now() - started;
+      if (!/The brain is open/.test(out)) return;
       child.stdout.off('data', onData);
       child.stderr.off('data', onData);
       resolve({
-        ms: performance.now() - started,
+        ms: bannerMs ?? performance.now() - started,
+        openMs: performance.now() - started,
         phases: /Started in (.*)\n/.exec(out)?.[1] ?? '(no phases line)',
         stop: () =>
           new Promise((done) => {
@@ -105,15 +111,16 @@ async function main(): Promise<void> {
     rows.push(row('brain --help', check(['--help'], runs)));
     rows.push(row('brain version', check(['version'], runs)));
 
-    const starts: { ms: number; phases: string }[] = [];
+    const starts: { ms: number; openMs: number; phases: string }[] = [];
     for (let i = 0; i < Number(values.starts); i++) {
       const b = await startBrain(env);
-      starts.push({ ms: b.ms, phases: b.phases });
+      starts.push({ ms: b.ms, openMs: b.openMs, phases: b.phases });
       await b.stop();
     }
     const sorted = [...starts].sort((a, b) => a.ms - b.ms);
     medianPhases = sorted[Math.ceil(sorted.length / 2) - 1]?.phases ?? '';
     rows.push(row('brain up: spawn to banner (warm data directory)', starts.map((s) => s.ms)));
+    rows.push(row('brain up: spawn to the brain open (PGlite and the bootstrap check done)', starts.map((s) => s.openMs)));
 
     const running = await startBrain(env);
     // Its warm-up and first maintenance pass run just after the banner; measure the brain in use.

@@ -36,6 +36,17 @@ export const up: Command = {
         '\n\nSee docs/clients.md for Claude Desktop. Stop with Ctrl-C.\n',
     );
     closeOnSignals(brain, logger);
+    // Embedded: the servers listen while the brain opens; a failure to open stops them all.
+    const listening = phases.list.length;
+    try {
+      await brain.database;
+    } catch (error) {
+      await brain.close();
+      throw error;
+    }
+    const opened = phases.list.slice(listening);
+    const steps = opened.length ? `: ${opened.map((p) => `${p.phase} ${p.ms.toLocaleString('en')} ms`).join(', ')}` : '';
+    process.stdout.write(`The brain is open, ${(phases.total / 1000).toFixed(1)} s after start${steps}.\n`);
     await new Promise(() => undefined);
     return 0;
   },

@@ -3,6 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import { loadKinds, type Kind } from '../../config/kinds.js';
 import type { RuntimeConfig } from '../../config/runtime.js';
 import { findSubject, loadSubjects, type Subject } from '../../config/subjects.js';
 import type { EmbeddedDatabase } from '../../db/embedded.js';
@@ -32,11 +33,18 @@ export interface RunningBrain {
   readonly warmUp: WarmUpState;
   /** Each step of the start, timed (start-phases.ts). */
   readonly phases: StartPhases;
+  /**
+   * Settles once the database is open and checked. `brain up` on the embedded brain listens
+   * first: requests wait for this, and a failure here (a damaged data directory, a kind still in
+   * use) rejects it. Elsewhere it has settled before the servers listen.
+   */
+  readonly database: Promise<void>;
   close(): Promise<void>;
 }
 
-async function start(rt: RuntimeConfig, subject: Subject, handle: SubjectDb, logger: Logger, embedder: EmbedderChoice, port?: number): Promise<RunningSubjectServer> {
+async function start(rt: RuntimeConfig, subject: Subject, handle: SubjectDb, logger: Logger, embedder: EmbedderChoice, port?: number, kinds?: readonly Kind[]): Promise<RunningSubjectServer> {
   return startSubjectServer({
+    ...(kinds ? { kinds } : {}),
     embedder,
     proposalTtlMinutes: rt.proposalTtlMinutes,
     subject,
@@ -161,7 +169,7 @@ export async function serveOne(rt: RuntimeConfig, name: string, logger: Logger, 
     phases.mark('server listening');
     after = await afterListening(rt, conn.embedded, loadSubjects(rt.subjectsFile).subjects, `brain serve --subject ${conn.subject.name}`, [server], embedder, logger, phases);
     logger.info({ phases: phases.list, ms: phases.total }, 'started');
-    return { servers: [server], embedder, warmUp: after.warm, phases, close };
+    return { servers: [server], embedder, warmUp: after.warm, phases, database: Promise.resolve(), close };
   } catch (error) {
     await close();
     throw error;
@@ -174,9 +182,12 @@ export async function serveAll(rt: RuntimeConfig, logger: Logger, phases = new S
   const servers: RunningSubjectServer[] = [];
   const closers: (() => Promise<void>)[] = [];
   let after: AfterListening | undefined;
+  let database: Promise<unknown> = Promise.resolve();
   const closeAll = async () => {
     // Other processes stop sending work here first; then every server's shutdown drain, in
-    // parallel, not one after the other; then the rest, last opened first.
+    // parallel, not one after the other; then the rest, last opened first. A database still
+    // opening is waited for, so that it closes cleanly (and releases data.lock).
+    await database.catch(() => undefined);
     await after?.withdraw().catch(() => undefined);
     await Promise.allSettled(servers.splice(0).map((s) => s.close()));
     await after?.stopMaintenance();
@@ -195,20 +206,49 @@ export async function serveAll(rt: RuntimeConfig, logger: Logger, phases = new S
     }
   })();
   try {
-    let embedded: EmbeddedDatabase | undefined;
     if (rt.mode === 'embedded') {
-      // Already opening when the caller started it while the modules loaded (cli/commands/up.ts).
-      const admin = await (opening ?? openAdmin(rt, { mark: phases.mark }));
-      closers.push(() => admin.close());
-      await runBootstrap(rt, admin, cfg, { skipIfCurrent: true, mark: phases.mark });
-      embedded = admin.embedded!;
+      // The servers listen before the embedded brain is open: PGlite's start and the bootstrap
+      // check (schema, grants, kinds, deny-list as recorded, else the bootstrap itself) take
+      // seconds, and every statement waits for them (PGliteRoleDialect), so nothing is served
+      // from an unmigrated schema or stale grants. The kinds come from kinds.yaml, which the
+      // bootstrap makes brain.kinds equal to.
+      const kinds = loadKinds(rt.kindsFile);
+      const admin = opening ?? openAdmin(rt, { mark: phases.mark });
+      const opened = admin.then(async (a) => {
+        closers.unshift(() => a.close());
+        await runBootstrap(rt, a, cfg, { skipIfCurrent: true, mark: phases.mark });
+        return a.embedded!;
+      });
+      database = opened;
+      opened.catch(() => undefined);
+      // A data directory refused at once (in use by another process, not a brain, damaged since
+      // its last close: checked before PGlite starts) is refused before anything listens.
+      await Promise.race([admin, Promise.resolve()]);
       embedder = await choosing;
       logger.info({ embedder: embedder.reason }, 'embedder');
       for (const subject of cfg.subjects) {
-        const handle = openEmbeddedSubjectDb(embedded, subject);
+        const handle = openEmbeddedSubjectDb(opened, subject);
         closers.push(() => handle.close());
-        servers.push(await start(rt, subject, handle, logger, embedder));
+        servers.push(await start(rt, subject, handle, logger, embedder, undefined, kinds));
       }
+      phases.mark('servers listening');
+      const ready = opened.then(async (embedded) => {
+        after = await afterListening(rt, embedded, cfg.subjects, 'brain up', servers, embedder, logger, phases);
+        logger.info({ phases: phases.list, ms: phases.total }, 'database open');
+      });
+      ready.catch(() => undefined);
+      database = ready;
+      // The warm-up's state is read by the banner before the database is open.
+      const warmUp: WarmUpState = {
+        get state() {
+          return after?.warm.state ?? 'warming';
+        },
+        get ms() {
+          return after?.warm.ms;
+        },
+      };
+      logger.info({ phases: phases.list, ms: phases.total }, 'started');
+      return { servers, embedder, warmUp, phases, database: ready, close: closeAll };
     } else {
       embedder = await choosing;
       logger.info({ embedder: embedder.reason }, 'embedder');
@@ -219,13 +259,13 @@ export async function serveAll(rt: RuntimeConfig, logger: Logger, phases = new S
       }
     }
     phases.mark('servers listening');
-    after = await afterListening(rt, embedded, cfg.subjects, 'brain up', servers, embedder, logger, phases);
+    after = await afterListening(rt, undefined, cfg.subjects, 'brain up', servers, embedder, logger, phases);
   } catch (error) {
     await closeAll();
     throw error;
   }
   logger.info({ phases: phases.list, ms: phases.total }, 'started');
-  return { servers, embedder, warmUp: after.warm, phases, close: closeAll };
+  return { servers, embedder, warmUp: after.warm, phases, database: Promise.resolve(), close: closeAll };
 }
 
 /**

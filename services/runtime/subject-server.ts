@@ -2,6 +2,7 @@
 // factory, its HTTP listener. Used by `brain serve` (one subject per process, as in the
 // compose stack) and by `brain up` (every subject, one embedded database).
 import type { Logger } from 'pino';
+import type { Kind } from '../../config/kinds.js';
 import type { Subject } from '../../config/subjects.js';
 import type { SubjectDb } from '../../db/subject-db.js';
 import { createContext, type BrainContext } from '../knowledge/index.js';
@@ -30,6 +31,12 @@ export interface SubjectServerOptions {
   sessionIdleMs?: number;
   /** On shutdown, how long requests in flight may run before sessions are closed. */
   drainMs?: number;
+  /**
+   * The kinds, when the caller knows them without asking the database: `brain up` listens
+   * before the embedded brain has opened, and its bootstrap makes brain.kinds equal to
+   * kinds.yaml before any statement runs. Otherwise they are read from brain.kinds.
+   */
+  kinds?: readonly Kind[];
 }
 
 export interface RunningSubjectServer {
@@ -40,8 +47,13 @@ export interface RunningSubjectServer {
   close(): Promise<void>;
 }
 
+/** The order createContext reads brain.kinds in. */
+function byClassAndName(a: Kind, b: Kind): number {
+  return a.class < b.class ? -1 : a.class > b.class ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
 export async function startSubjectServer(opts: SubjectServerOptions): Promise<RunningSubjectServer> {
-  const ctx = await createContext(opts.subject, opts.handle.db);
+  const ctx: BrainContext = opts.kinds ? { subject: opts.subject, db: opts.handle.db, kinds: [...opts.kinds].sort(byClassAndName) } : await createContext(opts.subject, opts.handle.db);
   const log = opts.logger.child({ subject: opts.subject.name });
   const { services, embedding } = subjectServices(ctx, opts.embedder ?? { embedder: undefined, reason: 'no embedder configured: keyword search only' }, log, opts.proposalTtlMinutes);
   const app = await buildHttpApp({

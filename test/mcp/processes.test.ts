@@ -45,7 +45,7 @@ describe('[pglite] brain up: the embedded brain as a real process', () => {
     await db.close();
 
     // At info level, so that its maintenance pass is logged (`up` logs warnings only by default).
-    let proc = await startBrainProcess(['up'], { ...env, BRAIN_LOG_LEVEL: 'info' }, /Stop with Ctrl-C/);
+    let proc = await startBrainProcess(['up'], { ...env, BRAIN_LOG_LEVEL: 'info' }, /The brain is open/);
     children.push(proc.child);
     expect(proc.output()).toContain(`brain-homelab http://127.0.0.1:${ports[1]}/mcp`);
     let client = await connectClient(`http://127.0.0.1:${ports[1]}/mcp`);
@@ -62,7 +62,7 @@ describe('[pglite] brain up: the embedded brain as a real process', () => {
     await expect.poll(maintained, { timeout: 60_000 }).toBe(true);
     expect((await stopBrainProcess(proc.child)).code).toBe(0);
 
-    proc = await startBrainProcess(['up'], env, /Stop with Ctrl-C/);
+    proc = await startBrainProcess(['up'], env, /The brain is open/);
     children.push(proc.child);
     client = await connectClient(`http://127.0.0.1:${ports[1]}/mcp`);
     expect(text(await client.callTool({ name: 'get', arguments: { slug: 'env/nas', include: ['timeline'] } }))).toContain('Moved to the embedded brain');

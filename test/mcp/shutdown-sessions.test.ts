@@ -234,7 +234,7 @@ describe('[pglite] shutdown of the real processes with a client connected', () =
   const lockFile = () => join(home, 'data.lock');
 
   it('brain up: SIGTERM with an open GET stream and a call in flight exits 0 within 10 s', { timeout: 300_000 }, async () => {
-    const proc = await startBrainProcess(['up'], { ...env, BRAIN_LOG_LEVEL: 'info' }, /Stop with Ctrl-C/);
+    const proc = await startBrainProcess(['up'], { ...env, BRAIN_LOG_LEVEL: 'info' }, /The brain is open/);
     children.push(proc.child);
     expect(existsSync(lockFile())).toBe(true);
     const url = `http://127.0.0.1:${ports[1]}/mcp`;

@@ -61,7 +61,7 @@ describe('[pglite] brain up on a warm data directory, with the CLI beside it', (
 
   it('starts without re-running an unchanged bootstrap, says which embedder serves search, and publishes where to reach it', { timeout: 180_000 }, async () => {
     const started = performance.now();
-    brain = await startBrainProcess(['up'], env, /Stop with Ctrl-C/);
+    brain = await startBrainProcess(['up'], env, /The brain is open/);
     children.push(brain.child);
     const out = brain.output();
     console.log(`brain up: banner after ${Math.round(performance.now() - started)} ms (load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`);

@@ -52,7 +52,7 @@ describe('[pglite] brain up answers while the embedding worker has work', () => 
   });
 
   it('answers /healthz within a second and serves searches throughout, then stops on SIGTERM', { timeout: 400_000 }, async () => {
-    const proc = await startBrainProcess(['up'], env, /Stop with Ctrl-C/);
+    const proc = await startBrainProcess(['up'], env, /The brain is open/);
     children.push(proc.child);
     const base = (i: number) => `http://127.0.0.1:${ports[i]}`;
     const client = await connectClient(`${base(1)}/mcp`);
