@@ -11,6 +11,7 @@ import { startLinkServer } from '../../db/link-server.js';
 import { openAdmin, openSubject, runBootstrap, type AdminConnection, type SubjectConnection } from '../../db/open.js';
 import { publishRunning } from '../../db/running-file.js';
 import { openEmbeddedSubjectDb, type SubjectDb } from '../../db/subject-db.js';
+import { checkOAuthSubjects, oauthFor } from '../auth/for-subject.js';
 import { chooseEmbedder, type EmbedderChoice } from './embedding.js';
 import { StartPhases } from './start-phases.js';
 import { startSubjectServer, type RunningSubjectServer } from './subject-server.js';
@@ -36,7 +37,10 @@ export interface RunningBrain {
 }
 
 async function start(rt: RuntimeConfig, subject: Subject, handle: SubjectDb, logger: Logger, embedder: EmbedderChoice, port?: number): Promise<RunningSubjectServer> {
+  // First: with OAuth on it makes the owner's token file that bearerTokenFor then reads.
+  const oauth = oauthFor(rt, subject);
   return startSubjectServer({
+    oauth,
     embedder,
     proposalTtlMinutes: rt.proposalTtlMinutes,
     subject,
@@ -157,6 +161,7 @@ export async function serveOne(rt: RuntimeConfig, name: string, logger: Logger, 
   try {
     const embedder = await choosing;
     logger.info({ embedder: embedder.reason }, 'embedder');
+    checkOAuthSubjects(rt, loadSubjects(rt.subjectsFile).subjects);
     server = await start(rt, conn.subject, conn.handle, logger, embedder, port);
     phases.mark('server listening');
     after = await afterListening(rt, conn.embedded, loadSubjects(rt.subjectsFile).subjects, `brain serve --subject ${conn.subject.name}`, [server], embedder, logger, phases);
@@ -195,6 +200,7 @@ export async function serveAll(rt: RuntimeConfig, logger: Logger, phases = new S
     }
   })();
   try {
+    checkOAuthSubjects(rt, cfg.subjects);
     let embedded: EmbeddedDatabase | undefined;
     if (rt.mode === 'embedded') {
       // Already opening when the caller started it while the modules loaded (cli/commands/up.ts).
