@@ -2,6 +2,7 @@
 // token. In their own Fastify scope, so their form-body parser and OAuth-shaped errors do
 // not touch /mcp. The app's Host and Origin checks run first, as for every route.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { RateLimiter } from '../mcp/rate-limit.js';
 import type { OAuthAuthority } from './authority.js';
 import { completeAuthorization, startAuthorization, type AuthorizeAnswer } from './authorize.js';
 import { AUTHORIZATION_SERVER_PATH, authorizationServerMetadata, PROTECTED_RESOURCE_PATH, protectedResourceMetadata } from './metadata.js';
@@ -40,6 +41,14 @@ export function oauthRoutes(authority: OAuthAuthority): FastifyPluginAsync {
       return reply.code(500).send({ error: 'server_error', error_description: 'the brain could not complete this request' });
     });
     const origin = (request: FastifyRequest) => authority.origin(request);
+    // Registration and authorization requests are open to anyone who reaches the server, and
+    // each writes the store: a few a second per address (behind a tunnel, every visitor shares
+    // the tunnel's address, which is fine for one owner).
+    const limiter = new RateLimiter(5, 60);
+    scope.addHook('onRequest', async (request, reply) => {
+      if (request.method === 'GET' && request.url.startsWith('/.well-known/')) return;
+      if (!limiter.take(request.ip)) return reply.code(429).header('retry-after', '2').send({ error: 'slow_down', error_description: 'too many requests; retry in a few seconds' });
+    });
 
     const prm = async (request: FastifyRequest) => protectedResourceMetadata(authority, origin(request));
     scope.get(PROTECTED_RESOURCE_PATH, prm);

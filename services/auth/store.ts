@@ -82,6 +82,8 @@ const empty = (): AuthState => ({ version: 1, clients: {}, pending: {}, codes: {
 
 /** Clients registered but never approved are dropped beyond this many (registration is open to anyone). */
 export const MAX_UNGRANTED_CLIENTS = 100;
+/** Authorization requests waiting for the owner: beyond this many the oldest unapproved ones go. */
+export const MAX_PENDING = 20;
 const LOCK_WAIT_MS = 3_000;
 const STALE_LOCK_MS = 15_000;
 
@@ -161,6 +163,8 @@ export class AuthStore {
 /** Drops what has expired: requests, codes, grants whose refresh token ran out, and surplus never-approved clients. */
 function prune(state: AuthState, now: number): void {
   for (const [k, p] of Object.entries(state.pending)) if (p.expiresAt <= now) delete state.pending[k];
+  const waiting = Object.values(state.pending).filter((p) => !p.approval).sort((a, b) => a.createdAt - b.createdAt);
+  for (const p of waiting.slice(0, Math.max(0, Object.keys(state.pending).length - MAX_PENDING))) delete state.pending[p.id];
   for (const [k, c] of Object.entries(state.codes)) if (c.expiresAt <= now) delete state.codes[k];
   for (const [k, g] of Object.entries(state.grants)) if (g.refreshExpiresAt <= now) delete state.grants[k];
   const granted = new Set(Object.values(state.grants).map((g) => g.clientId));
