@@ -55,5 +55,7 @@ export function oauthGuard(authority: OAuthAuthority, staticToken?: string) {
     // A grant narrowed since (refresh with a smaller scope) narrows its live tokens too.
     const held = parseScope(grant.scope);
     auths.set(request.raw, { grantId: grant.id, scopes: parseScope(claims.scope).filter((s) => held.includes(s)), client: grant.clientName });
+    // Every log line of the request (and of a session it opens) names the client: the record of remote reads.
+    request.log = request.log.child({ client: grant.clientName, grant: grant.id });
   };
 }
