@@ -32,6 +32,8 @@ export function authorizationServerMetadata(origin: string) {
     grant_types_supported: ['authorization_code', 'refresh_token'],
     token_endpoint_auth_methods_supported: ['none', 'client_secret_post', 'client_secret_basic'],
     code_challenge_methods_supported: ['S256'],
+    // The authorization response carries iss (RFC 9207), against mix-up between servers.
+    authorization_response_iss_parameter_supported: true,
   };
 }
 

@@ -168,8 +168,13 @@ describeOnBothDatabases('OAuth for remote clients', (brain) => {
     const flow = await runFlow(homelab.url, store, { name: 'read-only client', readOnly: true, now });
     expect(flow.tokens.scope).toBe('brain:read');
     const client = await connectClient(homelab.url, { token: flow.tokens.access_token });
-    const found = await client.callTool({ name: 'search', arguments: { query: 'remote note' } });
-    expect(found.isError).toBeFalsy();
+    // Every read-only tool works inside its read-only transactions.
+    for (const [name, args] of [['search', { query: 'remote note' }], ['get', { slug: 'concept/remote-note' }], ['list', {}]] as const) {
+      const read = await client.callTool({ name, arguments: args });
+      expect(read.isError, `${name}: ${text(read)}`).toBeFalsy();
+    }
+    expect(text(await client.callTool({ name: 'get', arguments: { slug: 'concept/remote-note' } }))).toContain('Written from the phone.');
+    expect((await client.listResources()).resources.length).toBeGreaterThanOrEqual(0);
     const r = await client.callTool({ name: 'remember', arguments: { kind: 'concept', title: 'Read only attempt', body: 'x' } });
     expect(r.isError).toBe(true);
     expect(text(r)).toContain('insufficient_scope');
