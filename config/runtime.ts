@@ -30,6 +30,11 @@ const env = z.object({
   BRAIN_OAUTH_SUBJECTS: z.string().regex(/^[a-z][a-z0-9_]*(\s*,\s*[a-z][a-z0-9_]*)*$/, 'must be subject names separated by commas, e.g. homelab,novel').optional(),
   BRAIN_PUBLIC_URLS: z.string().min(1).optional(),
   BRAIN_OAUTH_ACCESS_MINUTES: z.coerce.number().int().min(1).max(60).optional(),
+  BRAIN_OAUTH_ISSUER: z
+    .string()
+    .url()
+    .refine((u) => u.startsWith('https://') || /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?(\/|$)/.test(u), 'must be an https URL (http only on loopback)')
+    .optional(),
 });
 
 /**
@@ -94,6 +99,8 @@ export interface RuntimeConfig {
   readonly publicUrls: Readonly<Record<string, string>>;
   /** OAuth access tokens' lifetime (default 10 minutes); refresh tokens rotate. */
   readonly oauthAccessMinutes: number;
+  /** An external authorization server (its issuer URL) instead of the built-in one; its tokens are checked against its JWKS. */
+  readonly oauthIssuer: string | undefined;
 }
 
 export function loadRuntimeConfig(source: NodeJS.ProcessEnv = process.env): RuntimeConfig {
@@ -131,6 +138,7 @@ export function loadRuntimeConfig(source: NodeJS.ProcessEnv = process.env): Runt
     oauthSubjects,
     publicUrls: publicUrls(e.BRAIN_PUBLIC_URLS, oauthSubjects),
     oauthAccessMinutes: e.BRAIN_OAUTH_ACCESS_MINUTES ?? 10,
+    oauthIssuer: e.BRAIN_OAUTH_ISSUER,
   } satisfies RuntimeConfig);
 }
 

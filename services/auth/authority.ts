@@ -5,6 +5,7 @@
 // the owner gave one (BRAIN_PUBLIC_URLS). Its canonical resource URL (RFC 8707, the `aud` of
 // its tokens) is that origin + /mcp; a token for another subject names another origin.
 import type { FastifyRequest } from 'fastify';
+import { ExternalIssuer } from './external-issuer.js';
 import type { AuthStore } from './store.js';
 
 export interface OAuthAuthorityOptions {
@@ -18,6 +19,8 @@ export interface OAuthAuthorityOptions {
   refreshTtlSeconds?: number;
   /** Milliseconds since the epoch (default Date.now). */
   now?: () => number;
+  /** An external authorization server's issuer URL: its tokens (JWKS-checked) instead of the built-in server's. */
+  externalIssuer?: string | undefined;
 }
 
 export const DEFAULT_ACCESS_TTL_SECONDS = 600;
@@ -35,6 +38,7 @@ export class OAuthAuthority {
   readonly accessTtlSeconds: number;
   readonly refreshTtlSeconds: number;
   readonly now: () => number;
+  readonly external: ExternalIssuer | undefined;
   private keyCache: Buffer | undefined;
 
   constructor(opts: OAuthAuthorityOptions) {
@@ -44,6 +48,7 @@ export class OAuthAuthority {
     this.accessTtlSeconds = opts.accessTtlSeconds ?? DEFAULT_ACCESS_TTL_SECONDS;
     this.refreshTtlSeconds = opts.refreshTtlSeconds ?? DEFAULT_REFRESH_TTL_SECONDS;
     this.now = opts.now ?? Date.now;
+    this.external = opts.externalIssuer ? new ExternalIssuer(opts.externalIssuer) : undefined;
   }
 
   get key(): Buffer {

@@ -41,5 +41,5 @@ export function oauthFor(rt: RuntimeConfig, subject: Subject, env: NodeJS.Proces
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
   }
-  return new OAuthAuthority({ subject: subject.name, store: authStore(rt), publicUrl: rt.publicUrls[subject.name], accessTtlSeconds: rt.oauthAccessMinutes * 60 });
+  return new OAuthAuthority({ subject: subject.name, store: authStore(rt), publicUrl: rt.publicUrls[subject.name], accessTtlSeconds: rt.oauthAccessMinutes * 60, externalIssuer: rt.oauthIssuer });
 }

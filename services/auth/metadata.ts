@@ -13,7 +13,7 @@ export const AUTHORIZATION_SERVER_PATH = '/.well-known/oauth-authorization-serve
 export function protectedResourceMetadata(authority: OAuthAuthority, origin: string) {
   return {
     resource: authority.resource(origin),
-    authorization_servers: [origin],
+    authorization_servers: [authority.external?.issuer ?? origin],
     scopes_supported: [...SUPPORTED_SCOPES],
     bearer_methods_supported: ['header'],
     resource_name: `claude-brain ${authority.subject}`,

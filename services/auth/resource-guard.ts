@@ -45,6 +45,14 @@ export function oauthGuard(authority: OAuthAuthority, staticToken?: string) {
       auths.set(request.raw, { grantId: 'static', scopes: [...SUPPORTED_SCOPES], client: undefined });
       return;
     }
+    if (authority.external) {
+      const verified = await authority.external.verify(token, (aud) => authority.isOwnResource(request, aud), authority.now());
+      if (typeof verified === 'string') return refuse(verified);
+      // Revocation is the issuer's business: its tokens should be short-lived.
+      auths.set(request.raw, { grantId: `external:${verified.subject}:${verified.client}`, scopes: verified.scopes, client: verified.client });
+      request.log = request.log.child({ client: verified.client, sub: verified.subject });
+      return;
+    }
     const claims = verifyAccessToken(token, authority.key);
     if (!claims) return refuse('not a token issued by this brain');
     if (!authority.isOwnResource(request, claims.aud)) return refuse(`the token is for another resource, not ${authority.resource(origin)}`);

@@ -53,6 +53,8 @@ export function oauthRoutes(authority: OAuthAuthority): FastifyPluginAsync {
     const prm = async (request: FastifyRequest) => protectedResourceMetadata(authority, origin(request));
     scope.get(PROTECTED_RESOURCE_PATH, prm);
     scope.get(`${PROTECTED_RESOURCE_PATH}/mcp`, prm);
+    // With an external issuer this server is a protected resource only.
+    if (authority.external) return;
     scope.get(AUTHORIZATION_SERVER_PATH, async (request) => authorizationServerMetadata(origin(request)));
     scope.get(`${AUTHORIZATION_SERVER_PATH}/mcp`, async (request) => authorizationServerMetadata(origin(request)));
 
