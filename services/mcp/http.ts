@@ -1,6 +1,8 @@
 // The HTTP face of one subject's MCP server: Streamable HTTP on /mcp, health on /healthz
 // and /readyz. Loopback by default; Host and Origin checked on every request (DNS
-// rebinding); optional bearer token; body limit, per-session rate limit, timeouts.
+// rebinding); optional bearer token, or OAuth for a subject that opts in (services/auth/:
+// its authorization endpoints here, a token required on /mcp, each session bound to the
+// grant that opened it); body limit, per-session rate limit, timeouts.
 //
 // Sessions: one McpServer + transport per session, ended by the client's DELETE, or after
 // `sessionIdleMs` with no request and no open GET stream (the id then answers 404, so the

@@ -130,6 +130,14 @@ describe('[pglite] remote MCP clients with OAuth', () => {
     const revoked = runBrain(['auth', 'revoke', grants[0]!.id], { BRAIN_SECRETS_DIR: dir });
     expect(revoked.code, revoked.stderr).toBe(0);
     expect(listGrants(store).find((g) => g.id === grants[0]!.id)!.state).toBe('revoked');
+    const list = runBrain(['auth', 'list', '--json'], { BRAIN_SECRETS_DIR: dir });
+    expect(list.code, list.stderr).toBe(0);
+    const shown = (JSON.parse(list.stdout) as { grants: { id: string; client: string; state: string }[] }).grants.filter((g) => g.id === grants[0]!.id);
+    expect(shown.length).toBe(1);
+    expect(shown.every((g) => g.client === 'SDK test client' && g.state === 'revoked')).toBe(true);
+    // Nothing secret is printed: no refresh token, no hash.
+    expect(list.stdout).not.toContain(provider.saved!.refresh_token);
+    expect(list.stdout).not.toMatch(/[0-9a-f]{64}/);
   });
 
   it('the MCP Inspector CLI connects with the token the flow obtained, and without one is refused', async () => {
