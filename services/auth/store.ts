@@ -133,8 +133,9 @@ export class AuthStore {
     try {
       this.cache = undefined;
       const state = existsSync(this.file) ? (JSON.parse(readFileSync(this.file, 'utf8')) as AuthState) : empty();
-      prune(state, now);
       const answer = fn(state);
+      // After the change, so the caps hold in the file (the newest entries are the ones kept).
+      prune(state, now);
       const tmp = `${this.file}.${process.pid}.tmp`;
       writeFileSync(tmp, `${JSON.stringify(state, null, 1)}\n`, { mode: 0o600 });
       chmodSync(tmp, 0o600);
