@@ -10,7 +10,7 @@ export const READ_WHERE_USED = {
   /** A default for --subject: belongs to the command line, not to the brain's configuration. */
   BRAIN_SUBJECT: 'cli/subject-options.ts, cli/commands/serve.ts',
   /** Per served subject; read when the server starts, beside that subject's password. */
-  BRAIN_TOKEN_FILE: 'services/runtime/serve.ts',
+  BRAIN_TOKEN_FILE: 'services/runtime/serve.ts, services/auth/for-subject.ts',
   /** Only the container's health check, which must stay a tiny script (no YAML, no zod). */
   BRAIN_PORT: 'services/deploy/healthcheck.ts',
 } as const;

@@ -27,7 +27,40 @@ const env = z.object({
   BRAIN_EMBEDDED_CACHE_MB: z.coerce.number().int().min(16).max(1024).optional(),
   BRAIN_OPEN_DAMAGED: z.enum(['0', '1']).optional(),
   BRAIN_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(24 * 60).optional(),
+  BRAIN_OAUTH_SUBJECTS: z.string().regex(/^[a-z][a-z0-9_]*(\s*,\s*[a-z][a-z0-9_]*)*$/, 'must be subject names separated by commas, e.g. homelab,novel').optional(),
+  BRAIN_PUBLIC_URLS: z.string().min(1).optional(),
+  BRAIN_OAUTH_ACCESS_MINUTES: z.coerce.number().int().min(1).max(60).optional(),
+  BRAIN_OAUTH_ISSUER: z
+    .string()
+    .url()
+    .refine((u) => u.startsWith('https://') || /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?(\/|$)/.test(u), 'must be an https URL (http only on loopback)')
+    .optional(),
 });
+
+/**
+ * BRAIN_PUBLIC_URLS: `subject=https://name[,subject=https://name]`, each an origin (no path)
+ * a tunnel serves that subject at. Only subjects served with OAuth may have one: a public
+ * name in front of a subject without OAuth would open it to anyone who finds the name.
+ */
+function publicUrls(value: string | undefined, oauthSubjects: readonly string[]): Readonly<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const pair of (value ?? '').split(',').map((p) => p.trim()).filter(Boolean)) {
+    const eq = pair.indexOf('=');
+    const subject = pair.slice(0, eq).trim();
+    let url: URL;
+    try {
+      url = new URL(pair.slice(eq + 1).trim());
+    } catch {
+      throw new ConfigError(`BRAIN_PUBLIC_URLS: "${pair}" must be SUBJECT=https://HOST`);
+    }
+    if (eq < 1 || url.protocol !== 'https:' || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username || url.password) {
+      throw new ConfigError(`BRAIN_PUBLIC_URLS: "${pair}" must be SUBJECT=https://HOST (https, no path)`);
+    }
+    if (!oauthSubjects.includes(subject)) throw new ConfigError(`BRAIN_PUBLIC_URLS: ${subject} has a public URL but is not in BRAIN_OAUTH_SUBJECTS; a subject is reachable from outside only with OAuth`);
+    out[subject] = url.origin;
+  }
+  return Object.freeze(out);
+}
 
 /** The variables loadRuntimeConfig reads; config/environment.ts adds those read elsewhere. */
 export const RUNTIME_VARIABLES: readonly string[] = Object.freeze(Object.keys(env.shape));
@@ -60,6 +93,14 @@ export interface RuntimeConfig {
   readonly proposalTtlMinutes: number;
   /** An MCP session with no request and no open stream for this long is closed (default 10). */
   readonly sessionIdleMinutes: number;
+  /** Subjects served with OAuth (services/auth/): a token is required on /mcp. */
+  readonly oauthSubjects: readonly string[];
+  /** The public origin a tunnel serves a subject at, by subject (only OAuth subjects). */
+  readonly publicUrls: Readonly<Record<string, string>>;
+  /** OAuth access tokens' lifetime (default 10 minutes); refresh tokens rotate. */
+  readonly oauthAccessMinutes: number;
+  /** An external authorization server (its issuer URL) instead of the built-in one; its tokens are checked against its JWKS. */
+  readonly oauthIssuer: string | undefined;
 }
 
 export function loadRuntimeConfig(source: NodeJS.ProcessEnv = process.env): RuntimeConfig {
@@ -74,6 +115,7 @@ export function loadRuntimeConfig(source: NodeJS.ProcessEnv = process.env): Runt
   if (e.BRAIN_DATABASE_URL && new URL(e.BRAIN_DATABASE_URL).password) {
     throw new ConfigError('BRAIN_DATABASE_URL: must not contain a password; each subject role reads its own password file');
   }
+  const oauthSubjects = Object.freeze((e.BRAIN_OAUTH_SUBJECTS ?? '').split(',').map((s) => s.trim()).filter(Boolean));
   return Object.freeze({
     home,
     subjectsFile: join(configDir, 'subjects.yaml'),
@@ -93,6 +135,10 @@ export function loadRuntimeConfig(source: NodeJS.ProcessEnv = process.env): Runt
     ollamaModel: e.BRAIN_OLLAMA_MODEL ?? 'nomic-embed-text',
     proposalTtlMinutes: e.BRAIN_PROPOSAL_TTL_MINUTES ?? 24 * 60,
     sessionIdleMinutes: e.BRAIN_SESSION_IDLE_MINUTES ?? 10,
+    oauthSubjects,
+    publicUrls: publicUrls(e.BRAIN_PUBLIC_URLS, oauthSubjects),
+    oauthAccessMinutes: e.BRAIN_OAUTH_ACCESS_MINUTES ?? 10,
+    oauthIssuer: e.BRAIN_OAUTH_ISSUER,
   } satisfies RuntimeConfig);
 }
 

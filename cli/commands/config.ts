@@ -28,6 +28,10 @@ export const config: Command = {
       embedder: rt.embedder,
       ollamaUrl: rt.ollamaUrl,
       ollamaModel: rt.ollamaModel,
+      // Remote access (docs/remote.md): which subjects take OAuth, and their public names.
+      oauthSubjects: rt.oauthSubjects,
+      publicUrls: Object.entries(rt.publicUrls).map(([subject, url]) => `${subject}=${url}`),
+      oauthIssuer: rt.oauthIssuer ?? '(built-in)',
       rolePrefix: subjects.rolePrefix,
       subjects: subjects.subjects.map((s) => ({ name: s.name, role: s.role, port: s.port, shared: s.isPersonal })),
       adminUrl: process.env.BRAIN_ADMIN_URL || process.env.BRAIN_ADMIN_URL_FILE ? '(set; not shown)' : '(not set)',

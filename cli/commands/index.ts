@@ -94,6 +94,10 @@ export const commands: Record<string, Command | LazyCommand> = {
     'The Claude Code skills that ship with the brain (session close, ingest, query, maintain, briefing). `skills install` copies them into ~/.claude/skills (every project), or --dir DIR (e.g. a project\'s .claude/skills).',
     async () => (await import('./skills.js')).skills,
   ),
+  auth: lazy(
+    'OAuth for remote clients: list waiting requests and grants; `auth approve REQUEST` prints the one-time code to type into the authorize page (--read-only grants brain:read only); `auth revoke` ends a grant at once.',
+    async () => (await import('./auth.js')).auth,
+  ),
   service: lazy(
     'Keep `brain up` running as a user service: install writes a systemd user unit (Linux) or a launchd agent (macOS) for this install, folder and environment, restarted on failure, and starts it; --print only shows the file and the commands, --files-only writes or removes the file and prints the commands.',
     async () => (await import('./service.js')).service,

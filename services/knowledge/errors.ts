@@ -15,7 +15,8 @@ export type BrainErrorCode =
   | 'forbidden'
   | 'invalid_link'
   | 'conflict'
-  | 'unavailable';
+  | 'unavailable'
+  | 'insufficient_scope';
 
 export class BrainError extends Error {
   override readonly name = 'BrainError';
@@ -79,6 +80,9 @@ export function fromDatabaseError(error: unknown, what: string): never {
       });
     case '42501':
       throw new BrainError('forbidden', `${what}: not permitted for this subject`, 'This subject cannot do that; work within this subject, or upcast into personal with a reason.', { cause: error });
+    case '25006':
+      // A read-only transaction (an OAuth token with brain:read only, services/auth/session-db.ts).
+      throw new BrainError('insufficient_scope', `${what}: this connection is read-only (its token has brain:read only)`, 'Reconnect with a token approved for brain:write to change anything.', { cause: error });
     case '23505':
       throw new BrainError('already_exists', `${what}: it already exists`, 'Update the existing record instead, or choose another slug.', { cause: error });
     case '23514':

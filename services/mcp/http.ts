@@ -1,6 +1,8 @@
 // The HTTP face of one subject's MCP server: Streamable HTTP on /mcp, health on /healthz
 // and /readyz. Loopback by default; Host and Origin checked on every request (DNS
-// rebinding); optional bearer token; body limit, per-session rate limit, timeouts.
+// rebinding); optional bearer token, or OAuth for a subject that opts in (services/auth/:
+// its authorization endpoints here, a token required on /mcp, each session bound to the
+// grant that opened it); body limit, per-session rate limit, timeouts.
 //
 // Sessions: one McpServer + transport per session, ended by the client's DELETE, or after
 // `sessionIdleMs` with no request and no open GET stream (the id then answers 404, so the
@@ -18,6 +20,9 @@ import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { isInitializeRequest, type McpServer } from '@modelcontextprotocol/server';
 import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import type { OAuthAuthority } from '../auth/authority.js';
+import { authOf, oauthGuard, type RequestAuth } from '../auth/resource-guard.js';
+import { oauthRoutes } from '../auth/routes.js';
 import { bearerAuth } from './auth.js';
 import { RateLimiter } from './rate-limit.js';
 
@@ -27,7 +32,14 @@ export interface HttpOptions {
   /** Extra Host names to accept besides localhost, 127.0.0.1 and [::1]. */
   allowedHosts?: readonly string[];
   bearerToken?: string | undefined;
-  createServer: () => McpServer;
+  /**
+   * OAuth for this subject (services/auth/): its discovery, registration, authorize and token
+   * endpoints, and a token required on /mcp (the bearer token above still works, as the
+   * owner's own full-access credential). Unset: loopback, optional bearer token, as before.
+   */
+  oauth?: OAuthAuthority | undefined;
+  /** A new MCP server for a new session, given who the session acts for when it is authenticated. */
+  createServer: (auth?: RequestAuth) => McpServer;
   readiness: () => Promise<{ ready: boolean }>;
   bodyLimitBytes?: number;
   requestsPerSecond?: number;
@@ -82,7 +94,14 @@ interface Session {
   address: string;
   /** It made a call beyond initialize (any message but notifications/initialized). */
   used: boolean;
+  /** The authorization it was opened with (OAuth grant, or 'static'); every later request must carry the same. */
+  grantId: string | undefined;
   log: FastifyBaseLogger;
+}
+
+/** A session is bound to the authorization that opened it: another client's token cannot drive it. */
+function foreignSession(session: Session, request: FastifyRequest): boolean {
+  return session.grantId !== authOf(request)?.grantId;
 }
 
 /** The JSON-RPC messages of a POST body: a batch holds several. */
@@ -225,9 +244,12 @@ export async function buildHttpApp(opts: HttpOptions): Promise<BrainHttpApp> {
     return reply.code(state.ready ? 200 : 503).send({ subject: opts.subject, ...state });
   });
 
+  if (opts.oauth) await app.register(oauthRoutes(opts.oauth));
+
   await app.register(
     async (mcp) => {
-      if (opts.bearerToken) mcp.addHook('onRequest', bearerAuth(opts.bearerToken, `claude-brain-${opts.subject}`));
+      if (opts.oauth) mcp.addHook('onRequest', oauthGuard(opts.oauth, opts.bearerToken));
+      else if (opts.bearerToken) mcp.addHook('onRequest', bearerAuth(opts.bearerToken, `claude-brain-${opts.subject}`));
       // Rate limit: GET and DELETE cost one token as they arrive; a POST costs one per JSON-RPC
       // message in its body (so once the body is read), a batch as many as it holds.
       const limited = (request: FastifyRequest, reply: FastifyReply, cost: number) => {
@@ -250,13 +272,15 @@ export async function buildHttpApp(opts: HttpOptions): Promise<BrainHttpApp> {
         const id = request.headers['mcp-session-id'] as string | undefined;
         let session = id ? sessions.get(id) : undefined;
         if (id && !session) return rpcError(reply, 404, -32001, 'unknown or expired session; initialize a new one');
+        if (session && foreignSession(session, request)) return rpcError(reply, 403, -32001, 'this session was opened with another authorization; initialize a new one');
         if (shuttingDown) return rpcError(reply, 503, -32000, 'the server is shutting down');
         let fresh = false;
         const address = request.ip;
         if (!session) {
           if (!isInitializeRequest(request.body)) return rpcError(reply, 400, -32600, 'no session: the first request must be initialize');
           if (!makeRoom(address)) return rpcError(reply, 503, -32000, 'too many open sessions, all of them in use; retry in a few seconds', 5);
-          const server = opts.createServer();
+          const auth = authOf(request);
+          const server = opts.createServer(auth);
           const log = request.log;
           const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
             sessionIdGenerator: () => randomUUID(),
@@ -267,7 +291,7 @@ export async function buildHttpApp(opts: HttpOptions): Promise<BrainHttpApp> {
             // The SDK calls this on DELETE /mcp, then closes the transport.
             onsessionclosed: (sid) => endSession(sid, 'deleted by the client'),
           });
-          const created: Session = { transport, server, lastSeen: Date.now(), streams: 0, inFlight: 0, address, used: false, log };
+          const created: Session = { transport, server, lastSeen: Date.now(), streams: 0, inFlight: 0, address, used: false, grantId: auth?.grantId, log };
           session = created;
           fresh = true;
         } else if (!session.used && messagesOf(request.body).some(isCall)) {
@@ -302,6 +326,7 @@ export async function buildHttpApp(opts: HttpOptions): Promise<BrainHttpApp> {
         const id = request.headers['mcp-session-id'] as string | undefined;
         const session = id ? sessions.get(id) : undefined;
         if (!session) return rpcError(reply, id ? 404 : 400, -32001, id ? 'unknown or expired session; initialize a new one' : 'mcp-session-id header required');
+        if (foreignSession(session, request)) return rpcError(reply, 403, -32001, 'this session was opened with another authorization; initialize a new one');
         session.lastSeen = Date.now();
         track(session, reply, request.method === 'GET' ? 'stream' : 'request');
         reply.hijack();

@@ -2,7 +2,7 @@
 // subject's database handle.
 import { McpServer, type ElicitRequestFormParams } from '@modelcontextprotocol/server';
 import { VERSION } from '../../config/package.js';
-import type { BrainContext } from '../knowledge/index.js';
+import type { BrainContext, BrainError } from '../knowledge/index.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { registerTools } from './tools/index.js';
@@ -25,6 +25,8 @@ export interface ServerFactoryDeps {
   ctx: BrainContext;
   services: ServerServices;
   extraTools?: readonly AnyBrainTool[];
+  /** Refuses a tool this session may not call (an OAuth token without brain:write), as a tool error. */
+  refuse?: ((tool: AnyBrainTool) => BrainError | undefined) | undefined;
   logError: (error: unknown) => void;
 }
 
@@ -37,7 +39,7 @@ export function createBrainServer(deps: ServerFactoryDeps): McpServer {
     canElicit: () => Boolean(server.server.getClientCapabilities()?.elicitation),
     elicit: (params: ElicitRequestFormParams) => server.server.elicitInput(params),
   };
-  registerTools(server, { ctx: deps.ctx, services: deps.services, human }, deps.logError, deps.extraTools);
+  registerTools(server, { ctx: deps.ctx, services: deps.services, human }, deps.logError, deps.extraTools, deps.refuse);
   registerResources(server, deps.ctx);
   registerPrompts(server, deps.ctx);
   return server;

@@ -12,6 +12,7 @@ import { startLinkServer } from '../../db/link-server.js';
 import { openAdmin, openSubject, runBootstrap, type AdminConnection, type SubjectConnection } from '../../db/open.js';
 import { publishRunning } from '../../db/running-file.js';
 import { openEmbeddedSubjectDb, type SubjectDb } from '../../db/subject-db.js';
+import { checkOAuthSubjects, oauthFor } from '../auth/for-subject.js';
 import { chooseEmbedder, type EmbedderChoice } from './embedding.js';
 import { StartPhases } from './start-phases.js';
 import { startSubjectServer, type RunningSubjectServer } from './subject-server.js';
@@ -43,7 +44,10 @@ export interface RunningBrain {
 }
 
 async function start(rt: RuntimeConfig, subject: Subject, handle: SubjectDb, logger: Logger, embedder: EmbedderChoice, port?: number, kinds?: readonly Kind[]): Promise<RunningSubjectServer> {
+  // First: with OAuth on it makes the owner's token file that bearerTokenFor then reads.
+  const oauth = oauthFor(rt, subject);
   return startSubjectServer({
+    oauth,
     ...(kinds ? { kinds } : {}),
     embedder,
     proposalTtlMinutes: rt.proposalTtlMinutes,
@@ -165,6 +169,7 @@ export async function serveOne(rt: RuntimeConfig, name: string, logger: Logger, 
   try {
     const embedder = await choosing;
     logger.info({ embedder: embedder.reason }, 'embedder');
+    checkOAuthSubjects(rt, loadSubjects(rt.subjectsFile).subjects);
     server = await start(rt, conn.subject, conn.handle, logger, embedder, port);
     phases.mark('server listening');
     after = await afterListening(rt, conn.embedded, loadSubjects(rt.subjectsFile).subjects, `brain serve --subject ${conn.subject.name}`, [server], embedder, logger, phases);
@@ -199,7 +204,9 @@ export async function serveAll(rt: RuntimeConfig, logger: Logger, phases = new S
   let embedder: EmbedderChoice;
   const cfg = (() => {
     try {
-      return loadSubjects(rt.subjectsFile);
+      const subjects = loadSubjects(rt.subjectsFile);
+      checkOAuthSubjects(rt, subjects.subjects);
+      return subjects;
     } catch (error) {
       void opening?.then((a) => a.close()).catch(() => undefined);
       throw error;

@@ -3,6 +3,8 @@
 // compose stack) and by `brain up` (every subject, one embedded database).
 import type { Logger } from 'pino';
 import type { Kind } from '../../config/kinds.js';
+import type { OAuthAuthority } from '../auth/authority.js';
+import { remoteSession } from '../auth/remote-session.js';
 import type { Subject } from '../../config/subjects.js';
 import type { SubjectDb } from '../../db/subject-db.js';
 import { createContext, type BrainContext } from '../knowledge/index.js';
@@ -19,6 +21,8 @@ export interface SubjectServerOptions {
   port: number;
   allowedHosts?: readonly string[];
   bearerToken?: string | undefined;
+  /** OAuth for this subject (services/auth/); its public name, if any, is accepted as Host for this subject only. */
+  oauth?: OAuthAuthority | undefined;
   logger: Logger;
   /** The process's embedder (shared by its subjects); none means keyword search only. */
   embedder?: EmbedderChoice;
@@ -59,11 +63,12 @@ export async function startSubjectServer(opts: SubjectServerOptions): Promise<Ru
   const app = await buildHttpApp({
     subject: opts.subject.name,
     logger: log,
-    allowedHosts: opts.allowedHosts,
+    allowedHosts: [...(opts.allowedHosts ?? []), ...(opts.oauth?.publicUrl ? [opts.oauth.publicUrl.hostname] : [])],
     bearerToken: opts.bearerToken,
-    createServer: () =>
+    oauth: opts.oauth,
+    createServer: (auth) =>
       createBrainServer({
-        ctx,
+        ...remoteSession(ctx, auth),
         services,
         extraTools: opts.extraTools,
         logError: (error) => log.error({ err: error }, 'tool failed'),

@@ -4,6 +4,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { asOneUnitOfWork } from '../../../db/work-order.js';
 import { guardToolInput } from '../input-guard.js';
+import type { BrainError } from '../../knowledge/index.js';
 import { failure } from '../result.js';
 import { parseToolArgs } from '../tool-args.js';
 import { archiveTool } from './archive.js';
@@ -64,7 +65,13 @@ function applies(tool: AnyBrainTool, deps: ToolDeps): boolean {
   return !(tool.name === 'upcast' && deps.ctx.subject.isPersonal);
 }
 
-export function registerTools(server: McpServer, deps: ToolDeps, logError: (error: unknown) => void, extra: readonly AnyBrainTool[] = []): void {
+export function registerTools(
+  server: McpServer,
+  deps: ToolDeps,
+  logError: (error: unknown) => void,
+  extra: readonly AnyBrainTool[] = [],
+  refuse?: (tool: AnyBrainTool) => BrainError | undefined,
+): void {
   for (const tool of [...TOOLS, ...extra]) {
     if (!applies(tool, deps)) continue;
     const schema = tool.inputSchema(deps);
@@ -73,6 +80,8 @@ export function registerTools(server: McpServer, deps: ToolDeps, logError: (erro
       { description: tool.description, inputSchema: forTheSdk(schema), annotations: tool.annotations },
       async (args: unknown, ctx) => {
         try {
+          const refusal = refuse?.(tool);
+          if (refusal) return failure(refusal);
           guardToolInput(tool.name, args);
           // One unit of work: its trips to the embedded brain go before newer calls' (db/work-order.ts).
           return await asOneUnitOfWork(() => tool.run(parseToolArgs(tool.name, schema, args), deps, ctx));
