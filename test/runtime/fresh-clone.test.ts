@@ -40,7 +40,8 @@ function npmStart(dir: string, env: NodeJS.ProcessEnv, marker: RegExp): Promise<
 }
 
 async function stop(s: Started): Promise<void> {
-  if (s.child.exitCode !== null) return;
+  // Ended already (killed by a signal, exitCode stays null and signalCode is set).
+  if (s.child.exitCode !== null || s.child.signalCode !== null) return;
   const exited = new Promise((resolve) => s.child.once('exit', resolve));
   process.kill(-s.child.pid!, 'SIGTERM');
   await exited;
@@ -65,7 +66,7 @@ describe.skipIf(!isCheckout)('[pglite] a fresh clone: npm ci, then npm start twi
   afterAll(async () => {
     for (const s of started) await stop(s).catch(() => undefined);
     rmSync(root, { recursive: true, force: true });
-  });
+  }, 120_000);
 
   it('npm ci builds dist/ once (the prepare script)', { timeout: 900_000 }, () => {
     expect(existsSync(join(clone, 'dist'))).toBe(false);
