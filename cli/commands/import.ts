@@ -65,6 +65,15 @@ function importText(r: ImportReport): string {
   if (r.links.missingTargets.length) lines.push('', `Links to missing pages (kept): ${r.links.missingTargets.slice(0, 20).join(', ')}${r.links.missingTargets.length > 20 ? ', …' : ''}`);
   if (r.failed.length) lines.push('', `Not imported (${r.failed.length}):`, ...r.failed.map((f) => `  ${f.reason}`));
   if (r.warnings.length) lines.push('', `Warnings (${r.warnings.length}):`, ...r.warnings.slice(0, 50).map((w) => `  ${w.reason}`));
+  const dup = r.possibleDuplicates;
+  if (dup.count) {
+    lines.push(
+      '',
+      `New pages that may be the same thing as another card (${dup.count}; kept as imported, \`brain lint\` lists them all):`,
+      ...dup.shown.map((d) => `  ${d.a} ~ ${d.b} (${d.verdict === 'same' ? 'likely the same' : 'possibly the same'}, p ${d.score}) → to merge: brain merge ${d.b} ${d.a} --subject ${r.subject}`),
+      ...(dup.count > dup.shown.length ? [`  … and ${dup.count - dup.shown.length} more`] : []),
+    );
+  }
   return `${lines.join('\n')}\n`;
 }
 

@@ -12,6 +12,10 @@ import { sql } from 'kysely';
 import { judgementModelFor, type JudgementModel } from '../search/calibration.js';
 import { judgePair, pairEvidence, type CardLexemeSets } from '../search/judgement.js';
 import type { LintRun } from './lint-batches.js';
+import { similarTitles } from './lint.js';
+
+/** The title similarity from which an import weighs a pair (lint's default). */
+const IMPORT_TITLE_SIMILARITY = 0.3;
 
 export interface CandidatePair {
   /** Slugs, `a` the older card (lower id). */
@@ -40,6 +44,23 @@ interface SlugLexemes extends CardLexemeSets {
 }
 
 const LEXEME_PAGE = 500;
+
+/** Shown in an import's report; the rest are counted (lint lists every one). */
+const IMPORT_SHOWN = 20;
+
+/**
+ * After an import: the pages it created that the judgement calls the same thing (or possibly
+ * the same) as another card of the subject. Import keeps slugs as they are (it must stay
+ * lossless), so it never merges; it reports, with the call that would. Pairs alike by title
+ * only and the keyword-only judgement: the new pages have no vectors yet.
+ */
+export async function importedDuplicates(run: LintRun, created: ReadonlySet<string>): Promise<{ count: number; shown: JudgedDuplicate[] }> {
+  if (created.size === 0) return { count: 0, shown: [] };
+  const titles = (await similarTitles(run, IMPORT_TITLE_SIMILARITY)) ?? [];
+  const pairs = titles.filter((p) => created.has(p.a) || created.has(p.b)).map((p) => ({ a: p.a, b: p.b, titleSimilarity: p.similarity }));
+  const judged = await judgeDuplicates(run, pairs);
+  return { count: judged.length, shown: judged.slice(0, IMPORT_SHOWN) };
+}
 
 /** Merges candidates found twice (by title and by embedding) into one pair. */
 export function mergeCandidates(...lists: readonly CandidatePair[][]): Map<string, CandidatePair> {

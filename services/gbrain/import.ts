@@ -17,6 +17,8 @@ import type { IngestRecord } from './log.js';
 import { sha256 } from './page-content.js';
 import { PagePlanError, planPage, type PagePlan } from './page-plan.js';
 import { writePages, type PageWrite, type PageWritten, type PreviousImport } from './page-writer.js';
+import { createLintRun } from '../curation/lint-batches.js';
+import { importedDuplicates, type JudgedDuplicate } from '../curation/lint-judgement.js';
 import type { ImportedMeta } from './page-content.js';
 import type { Sidecar } from './sidecar.js';
 import { loadSnapshot } from './snapshot.js';
@@ -57,11 +59,16 @@ export interface ImportReport {
   failed: ImportProblem[];
   /** Things read with a caveat (invalid YAML kept verbatim, a bad timeline date, ...). */
   warnings: ImportProblem[];
+  /**
+   * Pages this import created that search before add's judgement calls the same thing as
+   * another card (the most likely first, at most 20 shown): reported, never merged.
+   */
+  possibleDuplicates: { count: number; shown: JudgedDuplicate[] };
   /** True when every file was stored and every one renders back byte for byte. */
   ok: boolean;
   seconds: number;
-  /** Where the time went: reading the directory, writing, and validating. */
-  timings: { read: number; write: number; validate: number };
+  /** Where the time went: reading the directory, writing, validating, and weighing the new pages as duplicates. */
+  timings: { read: number; write: number; validate: number; duplicates: number };
 }
 
 export async function importBrain(ctx: BrainContext, dir: string, opts: ImportOptions = {}): Promise<ImportReport> {
@@ -105,7 +112,8 @@ export async function importBrain(ctx: BrainContext, dir: string, opts: ImportOp
     warnings,
     ok: false,
     seconds: 0,
-    timings: { read: (read - started) / 1000, write: 0, validate: 0 },
+    possibleDuplicates: { count: 0, shown: [] },
+    timings: { read: (read - started) / 1000, write: 0, validate: 0, duplicates: 0 },
   };
 
   const total = brain.pages.length + brain.specials.length + brain.sidecars.filter((s) => !pagePaths.has(`${s.slug}.md`)).length;
@@ -118,8 +126,10 @@ export async function importBrain(ctx: BrainContext, dir: string, opts: ImportOp
   // Pages are written in batches, each batch one transaction. When a batch fails, its pages
   // are written again one transaction each, so a bad page fails alone and leaves nothing.
   let batch: PageWrite[] = [];
+  const created = new Set<string>();
   const record = (w: PageWrite, r: PageWritten): void => {
     topicIds.set(w.plan.slug, r.topicId);
+    if (r.created) created.add(w.plan.slug);
     if (r.created) report.pages.created++;
     else report.pages.updated++;
     tick();
@@ -208,7 +218,10 @@ export async function importBrain(ctx: BrainContext, dir: string, opts: ImportOp
   const written = performance.now();
   report.timings.write = (written - read) / 1000;
   await validate(ctx, plans, brain.specials, brain.sidecars, topicIds, report);
-  report.timings.validate = (performance.now() - written) / 1000;
+  const validated = performance.now();
+  report.timings.validate = (validated - written) / 1000;
+  report.possibleDuplicates = await importedDuplicates(createLintRun(ctx), created);
+  report.timings.duplicates = (performance.now() - validated) / 1000;
   report.seconds = (performance.now() - started) / 1000;
   return report;
 }
