@@ -14,8 +14,13 @@ import { judgePair, pairEvidence, type CardLexemeSets } from '../search/judgemen
 import type { LintRun } from './lint-batches.js';
 import { similarTitles } from './lint.js';
 
-/** The title similarity from which an import weighs a pair (lint's default). */
-const IMPORT_TITLE_SIMILARITY = 0.3;
+/**
+ * The title similarity from which an import weighs a pair. Higher than lint's 0.3: at 0.3 the
+ * trigram join over a 7,500-page import took 248 s (bench/gbrain/import-export.ts, busy
+ * machine), most of the import; an import is about pages of the same name, and lint weighs the
+ * rest, with vectors, once they exist.
+ */
+const IMPORT_TITLE_SIMILARITY = 0.6;
 
 export interface CandidatePair {
   /** Slugs, `a` the older card (lower id). */
