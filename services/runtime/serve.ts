@@ -202,11 +202,12 @@ export async function serveAll(rt: RuntimeConfig, logger: Logger, phases = new S
   const choosing = chooseEmbedder(rt);
   choosing.catch(() => undefined);
   let embedder: EmbedderChoice;
-  const cfg = (() => {
+  // Configuration refused before anything listens, and the brain already opening closed.
+  const { cfg, kinds } = (() => {
     try {
       const subjects = loadSubjects(rt.subjectsFile);
       checkOAuthSubjects(rt, subjects.subjects);
-      return subjects;
+      return { cfg: subjects, kinds: rt.mode === 'embedded' ? loadKinds(rt.kindsFile) : undefined };
     } catch (error) {
       void opening?.then((a) => a.close()).catch(() => undefined);
       throw error;
@@ -219,7 +220,6 @@ export async function serveAll(rt: RuntimeConfig, logger: Logger, phases = new S
       // seconds, and every statement waits for them (PGliteRoleDialect), so nothing is served
       // from an unmigrated schema or stale grants. The kinds come from kinds.yaml, which the
       // bootstrap makes brain.kinds equal to.
-      const kinds = loadKinds(rt.kindsFile);
       const admin = opening ?? openAdmin(rt, { mark: phases.mark });
       const opened = admin.then(async (a) => {
         closers.unshift(() => a.close());
