@@ -1,0 +1,100 @@
+// The overview: per subject its cards, episodes, last write, pending embeddings and lint
+// counts, and the activity chart (writes per week by subject). The figures come from the
+// product's own services (knowledge/stats.ts, search/pending.ts, the lint cache); only the
+// week counts are read here, from each subject's outbox through its index on `at`.
+import { sql } from 'kysely';
+import { subjectStats, type SubjectStats } from '../../knowledge/stats.js';
+import { countPending, subjectsWithVectors } from '../../search/index.js';
+import { activityChart, type WeekSeries } from '../chart.js';
+import type { ViewContext } from '../context.js';
+import { html, when, type Html } from '../html.js';
+import { layout } from '../layout.js';
+import { LINT_LIMIT, type LintEntry } from '../lint-cache.js';
+
+/** Weeks the chart covers, this one included. */
+export const CHART_WEEKS = 26;
+/** The overview asks for a new lint report in the background once the last is this old. */
+export const LINT_MAX_AGE_MS = 10 * 60_000;
+
+export interface SubjectOverview {
+  subject: string;
+  stats: SubjectStats;
+  lastWrite: Date | null;
+  /** Cards and episodes waiting for an embedding with the view's embedder; null without one or without vectors. */
+  pending: number | null;
+  lint: LintEntry | undefined;
+}
+
+export interface Overview {
+  subjects: SubjectOverview[];
+  weeks: Date[];
+  series: WeekSeries[];
+}
+
+/** Monday 00:00 UTC of the week holding `d` (Postgres's date_trunc('week') in UTC). */
+function weekStart(d: Date): Date {
+  const day = (d.getUTCDay() + 6) % 7;
+  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() - day));
+}
+
+export async function overviewData(view: ViewContext, now = new Date()): Promise<Overview> {
+  const weeks = Array.from({ length: CHART_WEEKS }, (_, i) => new Date(weekStart(now).getTime() - (CHART_WEEKS - 1 - i) * 7 * 86_400_000));
+  const withVectors = new Set(view.embedModel ? await subjectsWithVectors(view.db, view.subjects) : []);
+  const subjects: SubjectOverview[] = [];
+  const series: WeekSeries[] = [];
+  for (const subject of view.subjects) {
+    const ctx = view.ctx(subject);
+    const stats = await subjectStats(ctx, subject);
+    const outbox = sql.table(`${subject}.outbox`);
+    const [last] = (await sql<{ at: Date | null }>`SELECT max(at) AS at FROM ${outbox}`.execute(view.db)).rows;
+    // Card writes (topics and episodes) per week; tags, links and sources ride along with them.
+    const rows = (
+      await sql<{ week: string; n: number }>`
+        SELECT to_char(date_trunc('week', at AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS week, count(*)::int AS n FROM ${outbox}
+         WHERE at >= ${weeks[0]!} AND table_name IN ('topics', 'episodes') GROUP BY 1`.execute(view.db)
+    ).rows;
+    const byWeek = new Map(rows.map((r) => [Date.parse(`${r.week}T00:00:00Z`), r.n]));
+    series.push({ subject, counts: weeks.map((w) => byWeek.get(w.getTime()) ?? 0) });
+    const pending = view.embedModel && withVectors.has(subject) ? await countPending(view.db, subject, view.embedModel) : null;
+    view.lint.refreshInBackground(subject, LINT_MAX_AGE_MS);
+    subjects.push({ subject, stats, lastWrite: last?.at ? new Date(last.at) : null, pending, lint: view.lint.last(subject) });
+  }
+  return { subjects, weeks, series };
+}
+
+function count(n: number): string {
+  return n >= LINT_LIMIT ? `${LINT_LIMIT}+` : String(n);
+}
+
+function lintSummary(entry: LintEntry | undefined): Html {
+  if (!entry) return html`<dt>lint</dt><dd class="muted">running…</dd>`;
+  const r = entry.report;
+  return html`<dt>orphans</dt><dd>${count(r.orphans.length)}</dd>
+<dt>dead links</dt><dd>${count(r.deadLinks.length)}</dd>
+<dt>near-duplicates</dt><dd>${count(r.duplicateTopics.length)}</dd>
+<dt>flagged upcasts</dt><dd>${r.unexplainedUpcasts.length > 0 ? html`<span class="flag">${count(r.unexplainedUpcasts.length)}</span>` : '0'}</dd>
+<dt class="muted">lint as of</dt><dd class="muted">${when(entry.at)}</dd>`;
+}
+
+export function renderOverview(view: ViewContext, o: Overview): string {
+  const body = html`<section class="cards">
+${o.subjects.map(
+  (s) => html`<article class="card" data-subject="${s.subject}">
+<h2><a href="/s/${s.subject}">${s.subject}</a></h2>
+<dl>
+<dt>cards</dt><dd class="cards-count">${s.stats.topics}</dd>
+${s.stats.archived > 0 ? html`<dt>archived</dt><dd>${s.stats.archived}</dd>` : ''}
+<dt>episodes</dt><dd>${s.stats.episodes}</dd>
+<dt>links</dt><dd>${s.stats.links}</dd>
+<dt>last write</dt><dd>${when(s.lastWrite)}</dd>
+<dt>pending embeddings</dt><dd>${s.pending === null ? html`<span class="muted" title="no embedder in this process, or no vectors in this database">—</span>` : s.pending}</dd>
+${lintSummary(s.lint)}
+</dl>
+</article>`,
+)}
+</section>
+<h2>Activity</h2>
+<p class="muted">Card and episode writes per week (UTC), the last ${o.weeks.length} weeks, from each subject's outbox.</p>
+${activityChart(o.weeks, o.series)}`;
+  return layout({ title: 'Overview', section: 'overview', subjects: view.subjects }, body);
+}
