@@ -43,7 +43,10 @@ function page(reply: FastifyReply, body: string) {
   return reply.type('text/html; charset=utf-8').send(body);
 }
 
-export async function buildViewApp(opts: ViewAppOptions): Promise<FastifyInstance> {
+/** The app, with the paths of its routes (so a test can try every method on every one). */
+export type ViewApp = FastifyInstance & { readonly viewRoutes: readonly string[] };
+
+export async function buildViewApp(opts: ViewAppOptions): Promise<ViewApp> {
   const { view } = opts;
   const app = Fastify({
     loggerInstance: opts.logger as FastifyBaseLogger,
@@ -52,6 +55,11 @@ export async function buildViewApp(opts: ViewAppOptions): Promise<FastifyInstanc
     return503OnClosing: true,
     schemaController: { compilersFactory: { buildValidator: noSchemas, buildSerializer: noSchemas } },
   });
+  const routes: string[] = [];
+  app.addHook('onRoute', (route) => {
+    if (!routes.includes(route.url)) routes.push(route.url);
+  });
+  app.decorate('viewRoutes', routes);
   applySecurity(app, { allowedHosts: opts.allowedHosts, token: opts.token });
 
   const errorPage = (reply: FastifyReply, status: number, message: string) =>
@@ -117,5 +125,5 @@ export async function buildViewApp(opts: ViewAppOptions): Promise<FastifyInstanc
   app.addHook('onClose', async () => {
     await view.lint.settle();
   });
-  return app;
+  return app as unknown as ViewApp;
 }

@@ -1,18 +1,17 @@
 // The web view over a brain under test, as `brain view` builds it: the audit role's handle
 // (SET LOCAL ROLE on PGlite, a real login on the server), the view context, the fastify app.
 import { pino } from 'pino';
-import type { FastifyInstance } from 'fastify';
 import type { BrainUnderTest } from '../support/brains.js';
 import { SecretStore } from '../../db/secrets.js';
 import { openEmbeddedAuditDb, openServerAuditDb, type AuditDb } from '../../services/view/audit-db.js';
-import { buildViewApp } from '../../services/view/app.js';
+import { buildViewApp, type ViewApp } from '../../services/view/app.js';
 import { createViewContext, type ViewContext } from '../../services/view/context.js';
 import { dirname } from 'node:path';
 
 export interface ViewUnderTest {
   audit: AuditDb;
   view: ViewContext;
-  app: FastifyInstance;
+  app: ViewApp;
   close(): Promise<void>;
 }
 
