@@ -7,7 +7,7 @@ import { BrainError } from '../knowledge/errors.js';
 import { noSchemas } from '../mcp/http.js';
 import { BadRequest, NotFound, type ViewContext } from './context.js';
 import { escapeHtml } from './html.js';
-import { layout, STYLESHEET } from './layout.js';
+import { ICON, layout, STYLESHEET } from './layout.js';
 import { cardData, renderCard } from './pages/card.js';
 import { healthData, renderHealth } from './pages/health.js';
 import { historyData, renderHistory } from './pages/history.js';
@@ -79,6 +79,9 @@ export async function buildViewApp(opts: ViewAppOptions): Promise<ViewApp> {
 
   app.get('/healthz', async () => ({ ok: true, view: true }));
   app.get('/assets/view.css', async (_request, reply) => reply.type('text/css; charset=utf-8').send(STYLESHEET));
+  app.get('/assets/icon.svg', async (_request, reply) => reply.type('image/svg+xml').send(ICON));
+  // Browsers ask for it whatever the page says.
+  app.get('/favicon.ico', async (_request, reply) => reply.redirect('/assets/icon.svg', 301));
 
   app.get('/', async (_request, reply) => page(reply, renderOverview(view, await overviewData(view))));
 

@@ -24,6 +24,7 @@ export function layout(shell: Shell, body: Html): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${shell.title} · claude-brain</title>
 <link rel="stylesheet" href="/assets/view.css">
+<link rel="icon" href="/assets/icon.svg" type="image/svg+xml">
 </head>
 <body>
 <header>
@@ -77,3 +78,5 @@ svg text { font: 11px system-ui, sans-serif; }
 .split { display: grid; grid-template-columns: 2fr 1fr; gap: 1.5rem; }
 @media (max-width: 900px) { .split { grid-template-columns: 1fr; } }
 `;
+
+export const ICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><circle cx="8" cy="8" r="7" fill="#2f6fb3"/><circle cx="8" cy="8" r="3" fill="#fff"/></svg>';
