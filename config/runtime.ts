@@ -27,7 +27,11 @@ const env = z.object({
   BRAIN_EMBEDDED_CACHE_MB: z.coerce.number().int().min(16).max(1024).optional(),
   BRAIN_OPEN_DAMAGED: z.enum(['0', '1']).optional(),
   BRAIN_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(24 * 60).optional(),
+  BRAIN_VIEW_PORT: z.literal('off').or(z.coerce.number().int().min(1024, 'must be a port from 1024 to 65535, or off').max(65535, 'must be a port from 1024 to 65535, or off')).optional(),
 });
+
+/** The web view's port (`brain view`, and `brain up` beside the MCP servers) when BRAIN_VIEW_PORT is unset. */
+export const DEFAULT_VIEW_PORT = 7400;
 
 /** The variables loadRuntimeConfig reads; config/environment.ts adds those read elsewhere. */
 export const RUNTIME_VARIABLES: readonly string[] = Object.freeze(Object.keys(env.shape));
@@ -60,6 +64,8 @@ export interface RuntimeConfig {
   readonly proposalTtlMinutes: number;
   /** An MCP session with no request and no open stream for this long is closed (default 10). */
   readonly sessionIdleMinutes: number;
+  /** The web view's port (services/view/); undefined: `brain up` starts no view (BRAIN_VIEW_PORT=off). */
+  readonly viewPort: number | undefined;
 }
 
 export function loadRuntimeConfig(source: NodeJS.ProcessEnv = process.env): RuntimeConfig {
@@ -93,6 +99,7 @@ export function loadRuntimeConfig(source: NodeJS.ProcessEnv = process.env): Runt
     ollamaModel: e.BRAIN_OLLAMA_MODEL ?? 'nomic-embed-text',
     proposalTtlMinutes: e.BRAIN_PROPOSAL_TTL_MINUTES ?? 24 * 60,
     sessionIdleMinutes: e.BRAIN_SESSION_IDLE_MINUTES ?? 10,
+    viewPort: e.BRAIN_VIEW_PORT === 'off' ? undefined : (e.BRAIN_VIEW_PORT ?? DEFAULT_VIEW_PORT),
   } satisfies RuntimeConfig);
 }
 

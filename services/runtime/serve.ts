@@ -15,6 +15,7 @@ import { chooseEmbedder, type EmbedderChoice } from './embedding.js';
 import { StartPhases } from './start-phases.js';
 import { startSubjectServer, type RunningSubjectServer } from './subject-server.js';
 import { warmUp, type WarmUpState } from './warm-up.js';
+import type { RunningView } from '../view/start.js';
 
 /** An optional bearer token: BRAIN_TOKEN_FILE, else SECRETS/<role>.token when present. */
 export function bearerTokenFor(rt: RuntimeConfig, subject: Subject, env = process.env): string | undefined {
@@ -32,6 +33,10 @@ export interface RunningBrain {
   readonly warmUp: WarmUpState;
   /** Each step of the start, timed (start-phases.ts). */
   readonly phases: StartPhases;
+  /** `brain up`: the read-only web view (services/view/), unless BRAIN_VIEW_PORT=off or it could not start. */
+  readonly view?: RunningView | undefined;
+  /** Why the web view is not running, when `brain up` tried to start it. */
+  readonly viewProblem?: string | undefined;
   close(): Promise<void>;
 }
 
@@ -174,10 +179,13 @@ export async function serveAll(rt: RuntimeConfig, logger: Logger, phases = new S
   const servers: RunningSubjectServer[] = [];
   const closers: (() => Promise<void>)[] = [];
   let after: AfterListening | undefined;
+  let view: RunningView | undefined;
+  let viewProblem: string | undefined;
   const closeAll = async () => {
     // Other processes stop sending work here first; then every server's shutdown drain, in
     // parallel, not one after the other; then the rest, last opened first.
     await after?.withdraw().catch(() => undefined);
+    await view?.close().catch(() => undefined);
     await Promise.allSettled(servers.splice(0).map((s) => s.close()));
     await after?.stopMaintenance();
     for (const c of closers.splice(0).reverse()) await c().catch(() => undefined);
@@ -219,13 +227,35 @@ export async function serveAll(rt: RuntimeConfig, logger: Logger, phases = new S
       }
     }
     phases.mark('servers listening');
+    // The web view is a convenience beside the servers: if it cannot start (its port taken,
+    // no audit password), the brain runs without it and says why.
+    if (rt.viewPort !== undefined) {
+      try {
+        // Loaded only here: the banner does not wait for the view's modules when it is off.
+        const { openViewAuditDb, startView, viewTokenFor } = await import('../view/start.js');
+        view = await startView({
+          config: cfg,
+          audit: openViewAuditDb(rt, cfg, embedded),
+          host: rt.host,
+          port: rt.viewPort,
+          allowedHosts: rt.allowedHosts,
+          token: viewTokenFor(rt, cfg),
+          logger,
+          embedder: embedder.embedder,
+        });
+        phases.mark('web view listening');
+      } catch (error) {
+        viewProblem = (error as Error).message;
+        logger.warn({ err: error }, 'the web view did not start; the brain runs without it');
+      }
+    }
     after = await afterListening(rt, embedded, cfg.subjects, 'brain up', servers, embedder, logger, phases);
   } catch (error) {
     await closeAll();
     throw error;
   }
   logger.info({ phases: phases.list, ms: phases.total }, 'started');
-  return { servers, embedder, warmUp: after.warm, phases, close: closeAll };
+  return { servers, embedder, warmUp: after.warm, phases, view, viewProblem, close: closeAll };
 }
 
 /**

@@ -1,6 +1,7 @@
 // The web view's fastify app: one GET route per page (pages/), the stylesheet, a health check.
 // Every page reads through the audit handle (audit-db.ts); nothing here can write.
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import { BrainError } from '../knowledge/errors.js';
@@ -78,6 +79,14 @@ export async function buildViewApp(opts: ViewAppOptions): Promise<ViewApp> {
   app.setNotFoundHandler((_request, reply) => errorPage(reply, 404, 'No such page.'));
 
   app.get('/healthz', async () => ({ ok: true, view: true }));
+  // Ready when the audit role can read: the compose stack's health check asks this.
+  app.get('/readyz', async (_request, reply) => {
+    const ready = await sql`SELECT 1 FROM brain.kinds LIMIT 1`.execute(view.db).then(
+      () => true,
+      () => false,
+    );
+    return reply.code(ready ? 200 : 503).send({ view: true, ready });
+  });
   app.get('/assets/view.css', async (_request, reply) => reply.type('text/css; charset=utf-8').send(STYLESHEET));
   app.get('/assets/icon.svg', async (_request, reply) => reply.type('image/svg+xml').send(ICON));
   // Browsers ask for it whatever the page says.

@@ -52,7 +52,7 @@ ${backlinks.map((l) => html`<tr><td>in</td><td>${l.relation}</td><td><a href="${
 <p><a href="${historyPath(subject, card.slug)}" id="history-link">All ${card.history?.total ?? versions.length} version(s) with their diffs</a></p>
 <table class="versions"><thead><tr><th>version</th><th>when</th><th>by</th><th>operation</th><th>reason</th><th>changed</th></tr></thead><tbody>
 ${versions.map(
-  (v) => html`<tr><td><a href="${historyPath(subject, card.slug, v.version)}">v${v.version}</a>${v.current ? html` <span class="muted">(current)</span>` : ''}</td><td>${when(v.at)}</td><td>${v.by ?? '—'}</td><td>${v.operation ?? v.origin}</td><td>${v.reason ?? ''}</td><td>${v.changes.map((c) => c.field).join(', ') || (v.origin === 'created' ? 'created' : '')}</td></tr>`,
+  (v) => html`<tr><td><a href="${historyPath(subject, card.slug, v.version)}">v${v.version}</a>${v.current ? html` <span class="muted">(current)</span>` : ''}</td><td>${when(v.at)}</td><td>${v.by ?? '—'}</td><td>${v.operation ?? v.origin}</td><td>${v.reason ?? ''}</td><td>${[...v.changes.map((c) => c.field), ...(v.text ? ['body'] : [])].join(', ') || (v.origin === 'created' ? 'created' : '')}</td></tr>`,
 )}
 </tbody></table>`;
   return layout({ title: card.title, section: 'subjects', subjects: view.subjects }, body);
