@@ -42,3 +42,7 @@ SELECT a.kind, a.slug AS slug_a, b.slug AS slug_b, a.title AS title_a, b.title A
   JOIN topics b ON b.kind = a.kind AND b.id > a.id
    AND lower(btrim(regexp_replace(b.title, '[^[:alnum:]]+', ' ', 'g'))) = lower(btrim(regexp_replace(a.title, '[^[:alnum:]]+', ' ', 'g')))
  WHERE a.archived_at IS NULL AND b.archived_at IS NULL;
+
+-- The web view's activity chart counts card and episode writes per week (services/view/pages/
+-- overview.ts): over this index alone, not every tag, link and source row of the outbox.
+CREATE INDEX outbox_card_writes_at_idx ON outbox (at) WHERE table_name IN ('topics', 'episodes');

@@ -135,7 +135,7 @@ export async function buildViewApp(opts: ViewAppOptions): Promise<ViewApp> {
   });
 
   app.addHook('onClose', async () => {
-    await view.lint.settle();
+    await Promise.all([view.lint.settle(), view.pending.settle()]);
   });
   return app as unknown as ViewApp;
 }

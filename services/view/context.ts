@@ -10,7 +10,10 @@ import { createContext, type BrainContext, type Db } from '../knowledge/index.js
 import { modelOf } from '../search/embed-cards.js';
 import type { EmbedModel } from '../search/pending.js';
 import type { SearchDeps } from '../search/index.js';
-import { LintCache } from './lint-cache.js';
+import type { LintReport } from '../curation/lint.js';
+import { countPending, subjectsWithVectors } from '../search/index.js';
+import { BackgroundFigures } from './background.js';
+import { lintFigures } from './lint-cache.js';
 
 export interface ViewContext {
   readonly config: SubjectsConfig;
@@ -23,7 +26,9 @@ export interface ViewContext {
   readonly lintHooks: LintEmbeddingHooks;
   /** The embedder's model, for pending embeddings; undefined without one. */
   readonly embedModel: EmbedModel | undefined;
-  readonly lint: LintCache;
+  readonly lint: BackgroundFigures<LintReport>;
+  /** Cards and episodes waiting for an embedding with the view's embedder; null without one or without vector tables. */
+  readonly pending: BackgroundFigures<number | null>;
 }
 
 export async function createViewContext(config: SubjectsConfig, db: Db, embedder?: Embedder): Promise<ViewContext> {
@@ -43,7 +48,13 @@ export async function createViewContext(config: SubjectsConfig, db: Db, embedder
     searchDeps: embedder ? { embedder } : {},
     lintHooks,
     embedModel: embedder ? modelOf(embedder) : undefined,
-    lint: new LintCache((subject) => view.ctx(subject), lintHooks),
+    lint: lintFigures((subject) => view.ctx(subject), lintHooks),
+    // An anti-join over every card: about a second at 100k cards on PGlite, so kept like lint.
+    pending: new BackgroundFigures(async (subject) => {
+      const model = embedder ? modelOf(embedder) : undefined;
+      if (!model || (await subjectsWithVectors(db, [subject])).length === 0) return null;
+      return countPending(db, subject, model);
+    }),
   };
   return view;
 }

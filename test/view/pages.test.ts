@@ -5,6 +5,8 @@ import { describeOnBothDatabases } from '../support/both-databases.js';
 import { seedBrain, SEEDED } from './seed.js';
 import { viewFor, type ViewUnderTest } from './view-support.js';
 import { CONTENT_SECURITY_POLICY } from '../../services/view/security.js';
+import { createTopic } from '../../services/knowledge/index.js';
+import { contextFor } from '../support/knowledge.js';
 
 describeOnBothDatabases('web view pages', (brain) => {
   let v: ViewUnderTest;
@@ -120,6 +122,16 @@ describeOnBothDatabases('web view pages', (brain) => {
     expect(flagged.body).toContain(SEEDED.reasonless);
     expect(flagged.body).not.toContain(SEEDED.nas);
     expect((await get('/outbox?operation=DROP')).statusCode).toBe(400);
+  });
+
+  it('the overview follows every write: its figures are reused only while the outbox is unchanged', async () => {
+    const count = (body: string) => Number(/data-subject="homelab"[\s\S]*?<dd class="cards-count">(\d+)<\/dd>/.exec(body)![1]);
+    const before = count((await get('/')).body);
+    expect(count((await get('/')).body)).toBe(before);
+    await createTopic(await contextFor(brain(), 'homelab'), { slug: 'concept/written-later', kind: 'concept', title: 'Written later' });
+    const [n] = await brain().admin.query<{ n: number }>('SELECT count(*)::int AS n FROM homelab.topics WHERE archived_at IS NULL');
+    expect(n!.n).toBe(before + 1);
+    expect(count((await get('/')).body)).toBe(before + 1);
   });
 
   it('answers 404 for an unknown subject or card, 403 for a foreign Host or Origin', async () => {

@@ -35,7 +35,7 @@ export async function healthData(view: ViewContext, now = new Date()): Promise<H
   const quiet: Health['quiet'] = [];
   for (const subject of view.subjects) {
     const lint = await view.lint.fresh(subject);
-    const judged = await judgeLintPairs(view.db, subject, lint.report, view.searchDeps.embedder?.model);
+    const judged = await judgeLintPairs(view.db, subject, lint.value, view.searchDeps.embedder?.model);
     subjects.push({ subject, lint, clusters: clusters(judged), contradictions: await contradictionCandidates(view.db, subject, judged) });
     const last = await lastWrite(view, subject);
     if (!last || now.getTime() - last.getTime() > QUIET_DAYS * 86_400_000) quiet.push({ subject, lastWrite: last });
@@ -44,7 +44,7 @@ export async function healthData(view: ViewContext, now = new Date()): Promise<H
 }
 
 function section(s: SubjectHealth) {
-  const r = s.lint.report;
+  const r = s.lint.value;
   const card = (slug: string) => html`<a href="${cardPath(s.subject, slug)}">${slug}</a>`;
   return html`<section class="subject-health" data-subject="${s.subject}">
 <h2>${s.subject}</h2>
