@@ -1,7 +1,8 @@
 // Health: per subject, duplicate clusters (lint's pairs weighed by search before add's
 // judgement, duplicates.ts), orphans, dead links, stale embeddings and contradiction
-// candidates (contradictions.ts); quiet subjects across the brain. A fresh lint runs for the
-// page (lint-cache.ts): at 100k cards that takes seconds, which this page may; the overview may not.
+// candidates (contradictions.ts); quiet subjects across the brain. The page waits for a lint
+// report under a minute old (lint-cache.ts): at 100k cards a new one takes tens of seconds on
+// PGlite, which this page may take; the overview may not.
 import { sql } from 'kysely';
 import type { ViewContext } from '../context.js';
 import { contradictionCandidates, type Contradiction } from '../contradictions.js';
@@ -10,6 +11,8 @@ import { cardPath, html, when } from '../html.js';
 import { layout } from '../layout.js';
 import type { LintEntry } from '../lint-cache.js';
 
+/** The page reuses a lint report this young (the overview's background run, a reload); else it waits for a new one. */
+export const HEALTH_LINT_MAX_AGE_MS = 60_000;
 /** A subject with no write for this long is listed as quiet. */
 export const QUIET_DAYS = 30;
 
@@ -34,7 +37,7 @@ export async function healthData(view: ViewContext, now = new Date()): Promise<H
   const subjects: SubjectHealth[] = [];
   const quiet: Health['quiet'] = [];
   for (const subject of view.subjects) {
-    const lint = await view.lint.fresh(subject);
+    const lint = await view.lint.fresh(subject, HEALTH_LINT_MAX_AGE_MS);
     const judged = await judgeLintPairs(view.db, subject, lint.value, view.searchDeps.embedder?.model);
     subjects.push({ subject, lint, clusters: clusters(judged), contradictions: await contradictionCandidates(view.db, subject, judged) });
     const last = await lastWrite(view, subject);
