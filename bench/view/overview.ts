@@ -52,6 +52,7 @@ async function seed(admin: SqlSession): Promise<void> {
 let audit: AuditDb;
 let cleanup: () => Promise<void>;
 let label: string;
+let adminSession: SqlSession;
 if (values.server) {
   const scratch = await createScratchDatabase(values.server, 'brain_bench_view');
   const admin = pgSession(scratch.admin);
@@ -59,6 +60,7 @@ if (values.server) {
   const secrets = new SecretStore(secretsDir);
   await bootstrap(admin, { ...options, secrets });
   await seed(admin);
+  adminSession = admin;
   for (const s of cfg.subjects) await admin.exec(`VACUUM (ANALYZE) ${ident(s.name)}.topics, ${ident(s.name)}.outbox, ${ident(s.name)}.episodes`);
   audit = openServerAuditDb({ host: scratch.url.hostname, port: Number(scratch.url.port || 5432), database: scratch.database }, cfg.auditRole, secrets.read(cfg.auditRole)!);
   label = `server ${(await admin.query<{ v: string }>('SHOW server_version'))[0]!.v}`;
@@ -76,6 +78,8 @@ if (values.server) {
   embedded = await EmbeddedDatabase.open(dir);
   await maintainEmbedded(embedded, { firstPass: true });
   audit = openEmbeddedAuditDb(embedded, cfg.auditRole);
+  const opened = embedded;
+  adminSession = { query: (text, params) => pgliteSession(opened.pg).query(text, params), exec: (text) => pgliteSession(opened.pg).exec(text) };
   label = `embedded (PGlite), shared_buffers ${(await embedded.pg.query<{ v: string }>("SELECT current_setting('shared_buffers') AS v")).rows[0]!.v}`;
   cleanup = async () => {
     await embedded.close();
@@ -107,6 +111,15 @@ log(`overview while lint and the pending count run in the background: ${during.l
 const steady: number[] = [];
 for (let i = 0; i < runs; i++) steady.push(await overview());
 log(`overview, steady state (background figures fresh, no write since the last overview): ${summary(steady)}`);
+// After a card written into the big subject (as its writes come, one at a time): that subject's
+// figures read again, its chart counting only the outbox rows after the last mark.
+const afterOne: number[] = [];
+for (let i = 0; i < Math.max(5, Math.round(runs / 2)); i++) {
+  await adminSession.query(`INSERT INTO homelab.topics (slug, kind, title, body) VALUES ($1, 'concept', $2, 'written between two overviews')`, [`bench/late-${i}`, `Late card ${i}`]);
+  afterOne.push(await overview());
+}
+log(`overview after a card written into the ${cards}-card subject: ${summary(afterOne)}`);
+
 // As after a write to every subject: nothing reused (the figures read again), the page rendered;
 // and where that time goes, each statement summed over the subjects.
 const steps = new Map<string, number[]>();

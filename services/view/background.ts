@@ -11,7 +11,18 @@ export class BackgroundFigures<T> {
   private readonly entries = new Map<string, Dated<T>>();
   private readonly running = new Map<string, Promise<Dated<T>>>();
 
-  constructor(private readonly compute: (subject: string) => Promise<T>) {}
+  /** The computations in order when `serial` (one after another across subjects). */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  /**
+   * `serial`: one computation at a time over all subjects. Lint needs it: it lets one lint run
+   * per database handle and tells a second it is busy after 10 s (services/curation/lint-batches.ts),
+   * and the view reads every subject through the one audit handle.
+   */
+  constructor(
+    private readonly compute: (subject: string) => Promise<T>,
+    private readonly serial = false,
+  ) {}
 
   last(subject: string): Dated<T> | undefined {
     return this.entries.get(subject);
@@ -27,7 +38,9 @@ export class BackgroundFigures<T> {
   refresh(subject: string): Promise<Dated<T>> {
     const under = this.running.get(subject);
     if (under) return under;
-    const run = this.compute(subject)
+    const started = this.serial ? this.queue.then(() => this.compute(subject)) : this.compute(subject);
+    if (this.serial) this.queue = started.catch(() => undefined);
+    const run = started
       .then((value) => {
         const entry = { value, at: new Date() };
         this.entries.set(subject, entry);

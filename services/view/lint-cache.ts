@@ -16,5 +16,7 @@ export const CANDIDATE_TITLE_SIMILARITY = 0.5;
 export type LintEntry = Dated<LintReport>;
 
 export function lintFigures(ctxOf: (subject: string) => BrainContext, hooks: LintEmbeddingHooks): BackgroundFigures<LintReport> {
-  return new BackgroundFigures((subject) => lint(ctxOf(subject), { limit: LINT_LIMIT, titleSimilarity: CANDIDATE_TITLE_SIMILARITY }, hooks));
+  // One lint at a time: every subject's goes through the same audit handle, and lint's own gate
+  // would refuse a second one as busy after 10 s.
+  return new BackgroundFigures((subject) => lint(ctxOf(subject), { limit: LINT_LIMIT, titleSimilarity: CANDIDATE_TITLE_SIMILARITY }, hooks), true);
 }

@@ -126,12 +126,27 @@ describeOnBothDatabases('web view pages', (brain) => {
 
   it('the overview follows every write: its figures are reused only while the outbox is unchanged', async () => {
     const count = (body: string) => Number(/data-subject="homelab"[\s\S]*?<dd class="cards-count">(\d+)<\/dd>/.exec(body)![1]);
-    const before = count((await get('/')).body);
+    const charted = (body: string) => Number(/Writes per week by subject: (\d+) writes/.exec(body)![1]);
+    const cardWrites = async () => {
+      let n = 0;
+      for (const s of brain().config.subjects) {
+        const [row] = await brain().admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${s.name}.outbox WHERE table_name IN ('topics', 'episodes') AND at >= now() - interval '20 weeks'`);
+        n += row!.n;
+      }
+      return n;
+    };
+    const first = (await get('/')).body;
+    const before = count(first);
+    expect(charted(first)).toBe(await cardWrites());
     expect(count((await get('/')).body)).toBe(before);
     await createTopic(await contextFor(brain(), 'homelab'), { slug: 'concept/written-later', kind: 'concept', title: 'Written later' });
     const [n] = await brain().admin.query<{ n: number }>('SELECT count(*)::int AS n FROM homelab.topics WHERE archived_at IS NULL');
     expect(n!.n).toBe(before + 1);
-    expect(count((await get('/')).body)).toBe(before + 1);
+    const after = (await get('/')).body;
+    expect(count(after)).toBe(before + 1);
+    // The chart added only the new rows to what it had counted: the same total as counting again.
+    expect(charted(after)).toBe(await cardWrites());
+    expect(charted(after)).toBeGreaterThan(charted(first));
   });
 
   it('answers 404 for an unknown subject or card, 403 for a foreign Host or Origin', async () => {

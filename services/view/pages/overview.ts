@@ -92,15 +92,25 @@ export async function overviewData(view: ViewContext, now = new Date(), onStep?:
     let snap = cache.get(subject);
     if (!reuse || !snap || snap.mark !== mark || snap.from !== from) {
       const stats = await timed(onStep, 'stats', () => subjectStats(ctx, subject));
-      // Card writes (topics and episodes) per week; tags, links and sources ride along with them.
+      // Card writes (topics and episodes) per week, up to the mark; tags, links and sources ride
+      // along with them. The outbox is append-only, so with a trusted earlier snapshot of the
+      // same weeks only the rows after its mark are counted, and added.
+      const base = reuse && snap && snap.from === from && snap.mark !== null && mark !== null && mark > snap.mark ? snap : undefined;
       const rows = (
         await timed(onStep, 'writes per week', () =>
           sql<{ week: string; n: number }>`
             SELECT to_char(date_trunc('week', at AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS week, count(*)::int AS n FROM ${outbox}
-             WHERE at >= ${weeks[0]!} AND table_name IN ('topics', 'episodes') GROUP BY 1`.execute(view.db),
+             WHERE at >= ${weeks[0]!} AND table_name IN ('topics', 'episodes') AND id <= ${mark ?? 0}
+               ${base ? sql`AND id > ${base.mark}` : sql``}
+             GROUP BY 1`.execute(view.db),
         )
       ).rows;
-      snap = { mark, from, stats, counts: new Map(rows.map((r) => [Date.parse(`${r.week}T00:00:00Z`), r.n])) };
+      const counts = new Map(base ? base.counts : []);
+      for (const r of rows) {
+        const week = Date.parse(`${r.week}T00:00:00Z`);
+        counts.set(week, (counts.get(week) ?? 0) + r.n);
+      }
+      snap = { mark, from, stats, counts };
       if (head?.quiet) cache.set(subject, snap);
       else cache.delete(subject);
     }
