@@ -35,6 +35,7 @@ const env = z.object({
     .url()
     .refine((u) => u.startsWith('https://') || /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?(\/|$)/.test(u), 'must be an https URL (http only on loopback)')
     .optional(),
+  BRAIN_VIEW_PORT: z.literal('off').or(z.coerce.number().int().min(1024, 'must be a port from 1024 to 65535, or off').max(65535, 'must be a port from 1024 to 65535, or off')).optional(),
 });
 
 /**
@@ -61,6 +62,9 @@ function publicUrls(value: string | undefined, oauthSubjects: readonly string[])
   }
   return Object.freeze(out);
 }
+
+/** The web view's port (`brain view`, and `brain up` beside the MCP servers) when BRAIN_VIEW_PORT is unset. */
+export const DEFAULT_VIEW_PORT = 7400;
 
 /** The variables loadRuntimeConfig reads; config/environment.ts adds those read elsewhere. */
 export const RUNTIME_VARIABLES: readonly string[] = Object.freeze(Object.keys(env.shape));
@@ -101,6 +105,8 @@ export interface RuntimeConfig {
   readonly oauthAccessMinutes: number;
   /** An external authorization server (its issuer URL) instead of the built-in one; its tokens are checked against its JWKS. */
   readonly oauthIssuer: string | undefined;
+  /** The web view's port (services/view/); undefined: `brain up` starts no view (BRAIN_VIEW_PORT=off). */
+  readonly viewPort: number | undefined;
 }
 
 export function loadRuntimeConfig(source: NodeJS.ProcessEnv = process.env): RuntimeConfig {
@@ -139,6 +145,7 @@ export function loadRuntimeConfig(source: NodeJS.ProcessEnv = process.env): Runt
     publicUrls: publicUrls(e.BRAIN_PUBLIC_URLS, oauthSubjects),
     oauthAccessMinutes: e.BRAIN_OAUTH_ACCESS_MINUTES ?? 10,
     oauthIssuer: e.BRAIN_OAUTH_ISSUER,
+    viewPort: e.BRAIN_VIEW_PORT === 'off' ? undefined : (e.BRAIN_VIEW_PORT ?? DEFAULT_VIEW_PORT),
   } satisfies RuntimeConfig);
 }
 

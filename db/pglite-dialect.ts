@@ -38,6 +38,15 @@ type BackendMessage = Awaited<ReturnType<PGlite['execProtocol']>>['messages'][nu
 /** Parameter types remembered per statement text (the statements of a brain are a few hundred). */
 const MAX_REMEMBERED_STATEMENTS = 2_000;
 
+export interface PGliteRoleOptions {
+  /**
+   * Every transaction is opened READ ONLY (the web view's audit handle, services/view/): a
+   * second wall behind the role's grants, since PGlite applies no role settings under SET
+   * LOCAL ROLE, so the audit role's default_transaction_read_only does not reach here.
+   */
+  readOnly?: boolean;
+}
+
 /**
  * Given a promise of the database (`brain up` listens before PGlite has opened and the
  * bootstrap has checked the schema and grants), the first statement waits for it.
@@ -46,12 +55,13 @@ export class PGliteRoleDialect implements Dialect {
   constructor(
     private readonly embedded: EmbeddedDatabase | Promise<EmbeddedDatabase>,
     private readonly role: string,
+    private readonly options: PGliteRoleOptions = {},
   ) {}
   createAdapter() {
     return new PostgresAdapter();
   }
   createDriver(): Driver {
-    return new PGliteRoleDriver(this.embedded, this.role);
+    return new PGliteRoleDriver(this.embedded, this.role, this.options.readOnly === true);
   }
   createIntrospector(db: Kysely<unknown>) {
     return new PostgresIntrospector(db);
@@ -70,6 +80,7 @@ class PGliteRoleDriver implements Driver {
   constructor(
     private readonly opening: EmbeddedDatabase | Promise<EmbeddedDatabase>,
     private readonly role: string,
+    private readonly readOnly: boolean,
   ) {}
 
   /** Kysely calls this once, before the first connection is acquired. */
@@ -80,7 +91,7 @@ class PGliteRoleDriver implements Driver {
   async acquireConnection(): Promise<DatabaseConnection> {
     const embedded = this.embedded!;
     const release = await embedded.lock.acquire(workPriority());
-    const connection = new PGliteRoleConnection(embedded, this.role, this.parameterTypes);
+    const connection = new PGliteRoleConnection(embedded, this.role, this.parameterTypes, this.readOnly);
     this.releases.set(connection, release);
     return connection;
   }
@@ -130,6 +141,7 @@ class PGliteRoleConnection implements DatabaseConnection {
     private readonly embedded: EmbeddedDatabase,
     private readonly role: string,
     private readonly parameterTypes: Map<string, number[]>,
+    private readonly readOnly: boolean,
   ) {}
 
   private setRole(prefix: string): string {
@@ -138,7 +150,7 @@ class PGliteRoleConnection implements DatabaseConnection {
 
   begin(settings: TransactionSettings): void {
     const level = settings.isolationLevel ? ` ISOLATION LEVEL ${settings.isolationLevel.toUpperCase()}` : '';
-    const mode = settings.accessMode ? ` ${settings.accessMode.toUpperCase()}` : '';
+    const mode = this.readOnly ? ' READ ONLY' : settings.accessMode ? ` ${settings.accessMode.toUpperCase()}` : '';
     this.opening = this.setRole(`BEGIN${level}${mode}`);
     this.transaction = 'pending';
   }
@@ -161,7 +173,7 @@ class PGliteRoleConnection implements DatabaseConnection {
     const pg = this.embedded.pg;
     const own = this.transaction === 'none';
     const head: Uint8Array[] = [];
-    if (own) head.push(serialize.query(this.setRole('BEGIN')));
+    if (own) head.push(serialize.query(this.setRole(this.readOnly ? 'BEGIN READ ONLY' : 'BEGIN')));
     else if (this.transaction === 'pending') {
       head.push(serialize.query(this.opening));
       this.transaction = 'open';

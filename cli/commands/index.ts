@@ -31,6 +31,7 @@ export const commands: Record<string, Command | LazyCommand> = {
   serve: lazy('Serve one subject over MCP: Streamable HTTP on its port (default), or stdio for clients that spawn it.', async () => (await import('./serve.js')).serve),
   subjects: lazy('List, add or remove subjects. Adding provisions schema, role and grants; removing archives the schema, never drops it.', async () => (await import('./subjects.js')).subjects),
   up: lazy('Start every subject\'s MCP server in this process (the embedded brain when BRAIN_DATABASE_URL is unset).', async () => (await import('./up.js')).up),
+  view: lazy('Serve the read-only web view of every subject (overview, cards and history, health, upcasts, outbox) as the audit role; `brain up` starts it too.', async () => (await import('./view.js')).view),
   down: lazy('Stop the embedded brain started by `brain up` / `npm start` (it drains sessions and closes cleanly).', async () => (await import('./down.js')).down),
   doctor: lazy('Check the configuration files, the database settings, the embedder and each subject server\'s readiness.', async () => (await import('./doctor.js')).doctor),
   version: lazy('Print the version.', async () => (await import('./version.js')).version),

@@ -30,6 +30,7 @@ export const up: Command = {
       `claude-brain is up: ${where}.\n\n` +
         `${table([['SUBJECT', 'URL'], ...brain.servers.map((s) => [s.subject.name, s.url])])}\n\n` +
         `${searchLine(brain)}\n` +
+        `${viewLine(brain)}\n` +
         `Started in ${phases.summary()}.\n\n` +
         'Connect Claude Code (one line per subject):\n' +
         brain.servers.map((s) => `  claude mcp add --transport http brain-${s.subject.name} ${s.url}`).join('\n') +
@@ -51,6 +52,12 @@ export const up: Command = {
     return 0;
   },
 };
+
+/** Where the read-only web view is (docs/view.md), or why it is not running. */
+export function viewLine(brain: RunningBrain): string {
+  if (brain.view) return `Web view (read-only): ${brain.view.url}`;
+  return brain.viewProblem ? `Web view: not started (${brain.viewProblem}); \`brain view\` starts it, BRAIN_VIEW_PORT moves it.` : 'Web view: off (BRAIN_VIEW_PORT=off).';
+}
 
 /** Which embedder serves search, and its state when the banner prints (the model loads after it). */
 export function searchLine(brain: RunningBrain): string {

@@ -2,6 +2,7 @@
 // subject and nobody edits the compose file by hand. The text is a template rather than a YAML
 // document built node by node: the layout, the comments and the shared anchor are what a person
 // reads, and every value put in is a subject name (SUBJECT_NAME: [a-z][a-z0-9_]*) or a port.
+import { DEFAULT_VIEW_PORT } from '../../config/runtime.js';
 import type { Subject, SubjectsConfig } from '../../config/subjects.js';
 
 export interface RenderOptions {
@@ -15,6 +16,8 @@ export const DEFAULT_SECRETS_DIR = './.brain/secrets';
 export const DEFAULT_IMAGE = 'claude-brain:local';
 /** The compose service of a subject's server: prefixed, so no subject name can clash with db or migrate. */
 export const serviceName = (subject: Subject): string => `brain-${subject.name}`;
+/** The web view's service (services/view/): not prefixed like a subject's, and no subject is named so. */
+export const VIEW_SERVICE = 'view';
 /** The compose secret holding a login role's password (mounted as /run/secrets/<this>). */
 export const passwordSecret = (role: string): string => `${role}_password`;
 /** The file brain-up.sh writes that secret to: the `<role>.password` name db/secrets.ts uses. */
@@ -125,6 +128,8 @@ export function renderCompose(config: SubjectsConfig, opts: RenderOptions = {}):
     ...loginRoles.flatMap((role) => [`      - source: ${passwordSecret(role)}`, `        target: ${passwordFile(role)}`]),
     ...config.subjects.flatMap((s) => ['', ...subjectService(s)]),
     '',
+    ...viewService(config),
+    '',
     'volumes:',
     '  pgdata:',
     '    # Named explicitly: brain-up.sh never removes it (`down` without -v).',
@@ -138,6 +143,25 @@ export function renderCompose(config: SubjectsConfig, opts: RenderOptions = {}):
     ...loginRoles.flatMap((role) => [`  ${passwordSecret(role)}:`, `    file: ${secrets}/${passwordFile(role)}`]),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** The read-only web view, as the audit role: handed that role's password and nothing else. */
+function viewService(config: SubjectsConfig): string[] {
+  const port = DEFAULT_VIEW_PORT;
+  return [
+    "  # The read-only web view (docs/view.md): reads every subject as the audit role, never writes.",
+    `  ${VIEW_SERVICE}:`,
+    '    <<: *subject',
+    '    command: ["view"]',
+    `    ports: ["127.0.0.1:${port}:${port}"]`,
+    `    secrets: [${passwordSecret(config.auditRole)}]`,
+    '    environment:',
+    '      <<: *subject-env',
+    `      BRAIN_PORT: "${port}"`,
+    `      BRAIN_VIEW_PORT: "${port}"`,
+    `      BRAIN_ALLOWED_HOSTS: ${VIEW_SERVICE}`,
+    `      BRAIN_DB_PASSWORD_FILE: /run/secrets/${passwordSecret(config.auditRole)}`,
+  ];
 }
 
 function subjectService(s: Subject): string[] {

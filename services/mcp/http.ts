@@ -115,14 +115,15 @@ function isCall(message: unknown): boolean {
   return !(m && typeof m === 'object' && (m.method === 'notifications/initialized' || m.method === 'initialize'));
 }
 
-const LOCAL_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+/** Host names always accepted (loopback); the web view (services/view/) accepts the same. */
+export const LOCAL_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
 
 function rpcError(reply: FastifyReply, status: number, code: number, message: string, retryAfterSeconds?: number) {
   if (retryAfterSeconds !== undefined) reply.header('retry-after', String(retryAfterSeconds));
   return reply.code(status).send({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
-function noSchemas(): never {
+export function noSchemas(): never {
   throw new Error('services/mcp/http.ts: its routes declare no JSON schema (Fastify runs without Ajv); validate in the handler, or give Fastify its compilers back');
 }
 

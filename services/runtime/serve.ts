@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { loadKinds, type Kind } from '../../config/kinds.js';
 import type { RuntimeConfig } from '../../config/runtime.js';
-import { findSubject, loadSubjects, type Subject } from '../../config/subjects.js';
+import { findSubject, loadSubjects, type Subject, type SubjectsConfig } from '../../config/subjects.js';
 import type { EmbeddedDatabase } from '../../db/embedded.js';
 import { startEmbeddedMaintenance } from '../../db/embedded-maintenance.js';
 import { startLinkServer } from '../../db/link-server.js';
@@ -17,6 +17,7 @@ import { chooseEmbedder, type EmbedderChoice } from './embedding.js';
 import { StartPhases } from './start-phases.js';
 import { startSubjectServer, type RunningSubjectServer } from './subject-server.js';
 import { warmUp, type WarmUpState } from './warm-up.js';
+import type { RunningView } from '../view/start.js';
 
 /** An optional bearer token: BRAIN_TOKEN_FILE, else SECRETS/<role>.token when present. */
 export function bearerTokenFor(rt: RuntimeConfig, subject: Subject, env = process.env): string | undefined {
@@ -40,6 +41,10 @@ export interface RunningBrain {
    * use) rejects it. Elsewhere it has settled before the servers listen.
    */
   readonly database: Promise<void>;
+  /** `brain up`: the read-only web view (services/view/), unless BRAIN_VIEW_PORT=off or it could not start. */
+  readonly view?: RunningView | undefined;
+  /** Why the web view is not running, when `brain up` tried to start it. */
+  readonly viewProblem?: string | undefined;
   close(): Promise<void>;
 }
 
@@ -188,12 +193,15 @@ export async function serveAll(rt: RuntimeConfig, logger: Logger, phases = new S
   const closers: (() => Promise<void>)[] = [];
   let after: AfterListening | undefined;
   let database: Promise<unknown> = Promise.resolve();
+  let view: RunningView | undefined;
+  let viewProblem: string | undefined;
   const closeAll = async () => {
     // Other processes stop sending work here first; then every server's shutdown drain, in
     // parallel, not one after the other; then the rest, last opened first. A database still
     // opening is waited for, so that it closes cleanly (and releases data.lock).
     await database.catch(() => undefined);
     await after?.withdraw().catch(() => undefined);
+    await view?.close().catch(() => undefined);
     await Promise.allSettled(servers.splice(0).map((s) => s.close()));
     await after?.stopMaintenance();
     for (const c of closers.splice(0).reverse()) await c().catch(() => undefined);
@@ -239,6 +247,7 @@ export async function serveAll(rt: RuntimeConfig, logger: Logger, phases = new S
         servers.push(await start(rt, subject, handle, logger, embedder, undefined, kinds));
       }
       phases.mark('servers listening');
+      ({ view, viewProblem } = await viewBeside(rt, cfg, opened, kinds, embedder, logger, phases));
       const ready = opened.then(async (embedded) => {
         after = await afterListening(rt, embedded, cfg.subjects, 'brain up', servers, embedder, logger, phases);
         logger.info({ phases: phases.list, ms: phases.total }, 'database open');
@@ -255,7 +264,7 @@ export async function serveAll(rt: RuntimeConfig, logger: Logger, phases = new S
         },
       };
       logger.info({ phases: phases.list, ms: phases.total }, 'started');
-      return { servers, embedder, warmUp, phases, database: ready, close: closeAll };
+      return { servers, embedder, warmUp, phases, database: ready, view, viewProblem, close: closeAll };
     } else {
       embedder = await choosing;
       logger.info({ embedder: embedder.reason }, 'embedder');
@@ -266,13 +275,51 @@ export async function serveAll(rt: RuntimeConfig, logger: Logger, phases = new S
       }
     }
     phases.mark('servers listening');
+    ({ view, viewProblem } = await viewBeside(rt, cfg, undefined, undefined, embedder, logger, phases));
     after = await afterListening(rt, undefined, cfg.subjects, 'brain up', servers, embedder, logger, phases);
   } catch (error) {
     await closeAll();
     throw error;
   }
   logger.info({ phases: phases.list, ms: phases.total }, 'started');
-  return { servers, embedder, warmUp: after.warm, phases, database: Promise.resolve(), close: closeAll };
+  return { servers, embedder, warmUp: after.warm, phases, database: Promise.resolve(), view, viewProblem, close: closeAll };
+}
+
+/**
+ * The web view beside `brain up`'s servers, a convenience: if it cannot start (its port taken,
+ * no audit password), the brain runs without it and says why. Embedded, it listens before the
+ * brain is open, as the servers do.
+ */
+async function viewBeside(
+  rt: RuntimeConfig,
+  cfg: SubjectsConfig,
+  embedded: Promise<EmbeddedDatabase> | undefined,
+  kinds: readonly Kind[] | undefined,
+  embedder: EmbedderChoice,
+  logger: Logger,
+  phases: StartPhases,
+): Promise<{ view?: RunningView; viewProblem?: string }> {
+  if (rt.viewPort === undefined) return {};
+  try {
+    // Loaded only here: the banner does not wait for the view's modules when it is off.
+    const { openViewAuditDb, startView, viewTokenFor } = await import('../view/start.js');
+    const view = await startView({
+      config: cfg,
+      kinds,
+      audit: openViewAuditDb(rt, cfg, embedded),
+      host: rt.host,
+      port: rt.viewPort,
+      allowedHosts: rt.allowedHosts,
+      token: viewTokenFor(rt, cfg),
+      logger,
+      embedder: embedder.embedder,
+    });
+    phases.mark('web view listening');
+    return { view };
+  } catch (error) {
+    logger.warn({ err: error }, 'the web view did not start; the brain runs without it');
+    return { viewProblem: (error as Error).message };
+  }
 }
 
 /**

@@ -7,7 +7,7 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../../config/runtime.js';
 import { loadSubjects, parseSubjects, type SubjectsConfig } from '../../config/subjects.js';
-import { renderCompose, serviceName } from '../../services/deploy/compose.js';
+import { renderCompose, serviceName, VIEW_SERVICE } from '../../services/deploy/compose.js';
 
 interface SecretRef {
   source: string;
@@ -63,8 +63,23 @@ describe('docker-compose.yml', () => {
       expect(service.environment?.OLLAMA_URL).toBe('${BRAIN_OLLAMA_URL:-http://host.docker.internal:11434}');
       expect(service.extra_hosts).toContain('host.docker.internal:host-gateway');
     }
-    const expected = ['db', 'migrate', ...subjects.subjects.map(serviceName)].sort();
+    const expected = ['db', 'migrate', VIEW_SERVICE, ...subjects.subjects.map(serviceName)].sort();
     expect(Object.keys(compose.services).sort()).toEqual(expected);
+  });
+
+  it('runs the web view as the audit role: its password only, its own port, hardened like the servers', () => {
+    const view = compose.services[VIEW_SERVICE]!;
+    expect(view.command).toEqual(['view']);
+    expect(view.ports).toEqual(['127.0.0.1:7400:7400']);
+    expect(secretNames(view)).toEqual([`${subjects.auditRole}_password`]);
+    expect(view.environment?.BRAIN_DB_PASSWORD_FILE).toBe(`/run/secrets/${subjects.auditRole}_password`);
+    expect(view.environment?.BRAIN_VIEW_PORT).toBe('7400');
+    expect(view.environment?.BRAIN_PORT).toBe('7400');
+    expect(view.environment?.BRAIN_ALLOWED_HOSTS).toBe(VIEW_SERVICE);
+    expect(Object.keys(view.environment ?? {}).filter((k) => /^BRAIN_ADMIN_URL|^POSTGRES_PASSWORD|^BRAIN_SECRETS_DIR$/.test(k))).toEqual([]);
+    expect(view.read_only).toBe(true);
+    expect(view.volumes).toBeUndefined();
+    expect(view.healthcheck?.test).toEqual(['CMD', 'node', 'dist/services/deploy/healthcheck.js', '/readyz']);
   });
 
   it('publishes every port on 127.0.0.1 only, and the database not at all', () => {

@@ -39,6 +39,8 @@ export interface BrainUnderTest {
    * which differs behind a published container port.
    */
   readonly location?: { readonly host: string; readonly port: number; readonly database: string };
+  /** Embedded brains: the PGlite they run on (another role's handle on it, e.g. the web view's audit handle). */
+  readonly embedded?: EmbeddedDatabase;
   close(): Promise<void>;
 }
 
@@ -54,6 +56,7 @@ export async function embeddedBrain(config = testSubjects()): Promise<BrainUnder
   const handles: SubjectDb[] = [];
   const brain: BrainUnderTest = {
     label: '[pglite]',
+    embedded,
     get config() {
       return current;
     },

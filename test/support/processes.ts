@@ -13,7 +13,7 @@ export interface BrainProcess {
 
 /** Starts `brain ARGS` and resolves once `marker` appears on stdout or stderr. */
 export function startBrainProcess(args: string[], env: Record<string, string>, marker: RegExp, timeoutMs = 180_000): Promise<BrainProcess> {
-  const child = spawn(process.execPath, [BRAIN_JS, ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env } });
+  const child = spawn(process.execPath, [BRAIN_JS, ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', BRAIN_VIEW_PORT: 'off', ...env } });
   let out = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {

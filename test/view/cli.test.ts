@@ -1,0 +1,66 @@
+// The view as users start it, as real processes on an embedded brain: `brain up` serves it
+// beside the MCP servers (its URL in the banner), and `brain view` alone once no brain holds
+// the data; both read-only over real HTTP.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it, describe } from 'vitest';
+import { runBrain, scratchConfigDir } from '../support/cli.js';
+import { freePorts, startBrainProcess, stopBrainProcess } from '../support/processes.js';
+
+describe('[pglite] brain up and brain view serve the web view', () => {
+  let home: string;
+  let configDir: string;
+  let env: Record<string, string>;
+  let viewPort: number;
+
+  beforeAll(() => {
+    home = mkdtempSync(join(tmpdir(), 'brain-view-cli-'));
+    configDir = scratchConfigDir();
+    const ports = freePorts(3);
+    viewPort = ports[2]!;
+    writeFileSync(join(configDir, 'subjects.yaml'), `role_prefix: brain_\nsubjects:\n  personal:\n    port: ${ports[0]}\n  homelab:\n    port: ${ports[1]}\n`);
+    env = { BRAIN_HOME: home, BRAIN_CONFIG_DIR: configDir, BRAIN_EMBEDDER: 'none', BRAIN_VIEW_PORT: String(viewPort) };
+    const init = runBrain(['init'], env);
+    expect(init.code, init.stderr).toBe(0);
+    const put = runBrain(['call', 'remember', JSON.stringify({ kind: 'tool', title: 'restic', body: 'Backs up the NAS.' }), '--subject', 'homelab'], env);
+    expect(put.code, put.stderr).toBe(0);
+  }, 300_000);
+  afterAll(() => {
+    rmSync(home, { recursive: true, force: true });
+    rmSync(configDir, { recursive: true, force: true });
+  });
+
+  const check = async () => {
+    const base = `http://127.0.0.1:${viewPort}`;
+    const overview = await fetch(`${base}/`);
+    expect(overview.status).toBe(200);
+    expect(overview.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(await overview.text()).toContain('data-subject="homelab"');
+    const card = await fetch(`${base}/s/homelab/card/tool/restic`);
+    expect(card.status).toBe(200);
+    expect(await card.text()).toContain('Backs up the NAS.');
+    const post = await fetch(`${base}/`, { method: 'POST', body: '{}' });
+    expect(post.status).toBe(405);
+  };
+
+  it('brain up prints the view URL and serves it', { timeout: 240_000 }, async () => {
+    const brain = await startBrainProcess(['up'], env, /Stop with Ctrl-C/);
+    try {
+      expect(brain.output()).toContain(`Web view (read-only): http://127.0.0.1:${viewPort}/`);
+      await check();
+    } finally {
+      await stopBrainProcess(brain.child);
+    }
+  });
+
+  it('brain view serves it alone, as the audit role', { timeout: 240_000 }, async () => {
+    const view = await startBrainProcess(['view'], env, /Stop with Ctrl-C/);
+    try {
+      expect(view.output()).toContain(`web view (read-only, as brain_audit) at http://127.0.0.1:${viewPort}/`);
+      await check();
+    } finally {
+      await stopBrainProcess(view.child);
+    }
+  });
+});
