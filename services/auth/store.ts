@@ -26,16 +26,20 @@ export interface StoredClient {
   createdAt: number;
 }
 
-/** An authorization request shown on the authorize page, waiting for `brain auth approve`. */
-export interface PendingRequest {
-  /** Short and readable: the owner matches it between the page and `brain auth approve`. */
-  id: string;
+/** What an authorization request asks for, kept from the request to its code. */
+interface RequestTerms {
   clientId: string;
   subject: string;
   resource: string;
   scope: string;
   redirectUri: string;
   codeChallenge: string;
+}
+
+/** An authorization request shown on the authorize page, waiting for `brain auth approve`. */
+export interface PendingRequest extends RequestTerms {
+  /** Short and readable: the owner matches it between the page and `brain auth approve`. */
+  id: string;
   state?: string;
   createdAt: number;
   expiresAt: number;
@@ -43,14 +47,8 @@ export interface PendingRequest {
   approval?: { codeHash: string; scope: string; attempts: number };
 }
 
-export interface AuthCode {
+export interface AuthCode extends RequestTerms {
   hash: string;
-  clientId: string;
-  subject: string;
-  resource: string;
-  scope: string;
-  redirectUri: string;
-  codeChallenge: string;
   expiresAt: number;
 }
 
