@@ -36,25 +36,31 @@ function checked(r: ReturnType<typeof timed>, what: string): ReturnType<typeof t
 }
 
 /**
- * Spawns `brain up`; resolves once the brain is open (the servers listen, and print the banner,
- * before the embedded brain has opened) with the time to each, the phases line and the stop.
+ * Spawns `brain up` (or `args`); resolves once the brain is open (the servers listen, and print
+ * the banner, before the embedded brain has opened) with the time to each, the phases line and
+ * the stop.
  */
-function startBrain(env: NodeJS.ProcessEnv): Promise<{ ms: number; openMs: number; phases: string; stop(): Promise<void> }> {
+function startBrain(
+  env: NodeJS.ProcessEnv,
+  args = ['up'],
+  banner = /Stop with Ctrl-C/,
+  phasesLine = /Started in (.*)\n/,
+): Promise<{ ms: number; openMs: number; phases: string; stop(): Promise<void> }> {
   const started = performance.now();
-  const child = spawn(process.execPath, [BRAIN_JS, 'up'], { env });
+  const child = spawn(process.execPath, [BRAIN_JS, ...args], { env });
   let out = '';
   let bannerMs: number | undefined;
   return new Promise((resolve, reject) => {
     const onData = (d: Buffer) => {
       out += d.toString();
-      if (bannerMs === undefined && /Stop with Ctrl-C/.test(out)) bannerMs = performance.now() - started;
+      if (bannerMs === undefined && banner.test(out)) bannerMs = performance.now() - started;
       if (!/The brain is open/.test(out)) return;
       child.stdout.off('data', onData);
       child.stderr.off('data', onData);
       resolve({
         ms: bannerMs ?? performance.now() - started,
         openMs: performance.now() - started,
-        phases: /Started in (.*)\n/.exec(out)?.[1] ?? '(no phases line)',
+        phases: phasesLine.exec(out)?.[1] ?? '(no phases line)',
         stop: () =>
           new Promise((done) => {
             child.once('exit', () => done());
@@ -64,7 +70,7 @@ function startBrain(env: NodeJS.ProcessEnv): Promise<{ ms: number; openMs: numbe
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`brain up exited ${code} before its banner:\n${out}`)));
+    child.once('exit', (code) => reject(new Error(`brain ${args.join(' ')} exited ${code} before its banner:\n${out}`)));
   });
 }
 
@@ -121,6 +127,14 @@ async function main(): Promise<void> {
     medianPhases = sorted[Math.ceil(sorted.length / 2) - 1]?.phases ?? '';
     rows.push(row('brain up: spawn to banner (warm data directory)', starts.map((s) => s.ms)));
     rows.push(row('brain up: spawn to the brain open (PGlite and the bootstrap check done)', starts.map((s) => s.openMs)));
+    const serves: { ms: number; openMs: number }[] = [];
+    for (let i = 0; i < Number(values.starts); i++) {
+      const b = await startBrain(env, ['serve', '--subject', 'homelab'], /serving "homelab"/, /started in (.*)\)\n/);
+      serves.push(b);
+      await b.stop();
+    }
+    rows.push(row('brain serve --subject homelab: spawn to listening (warm data directory)', serves.map((s) => s.ms)));
+    rows.push(row('brain serve --subject homelab: spawn to the brain open', serves.map((s) => s.openMs)));
 
     const running = await startBrain(env);
     // Its warm-up and first maintenance pass run just after the banner; measure the brain in use.

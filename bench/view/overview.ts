@@ -5,14 +5,18 @@
 // (db/embedded-maintenance.ts), or a fresh database on a server (`--server ADMIN_URL`). The
 // view reads it as the audit role, with an embedder given, so pending embeddings are counted
 // over every card (none has one: the worst case). Timed end to end through fastify's inject (the
-// queries and the HTML): the first request, which reads every figure and starts lint and the
+// queries and the HTML): the figures read at start, from a cold cache, as the view does in the
+// background when it starts; the first request, which starts lint and the
 // pending count in the background; requests while those run; `--runs` requests once they are
 // done (no write meanwhile: the figures are reused, services/view/pages/overview.ts); and where
 // the time of a first request goes.
 // Numbers only, no assertions.
 //
-//   npm run build && node dist/bench/view/overview.js [--cards 100000] [--runs 20] [--server postgres://...]
-import { mkdtempSync, rmSync } from 'node:fs';
+// `--data DIR` (embedded) keeps the seeded brain in DIR and reuses it on the next run, since
+// seeding 100k cards takes minutes; the late cards a run writes stay in it.
+//
+//   npm run build && node dist/bench/view/overview.js [--cards 100000] [--runs 20] [--server postgres://... | --data DIR]
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -29,12 +33,12 @@ import { ident, pgliteSession, pgSession, type SqlSession } from '../../db/sql.j
 import { buildViewApp } from '../../services/view/app.js';
 import { openEmbeddedAuditDb, openServerAuditDb, type AuditDb } from '../../services/view/audit-db.js';
 import { createViewContext } from '../../services/view/context.js';
-import { overviewData, renderOverview } from '../../services/view/pages/overview.js';
+import { overviewData, prepareOverview, renderOverview } from '../../services/view/pages/overview.js';
 import { SEED_EMBEDDER, seedLintSubject } from '../lint/seed.js';
 import { createScratchDatabase } from '../scratch-database.js';
 import { percentile } from '../search/metrics.js';
 
-const { values } = parseArgs({ options: { cards: { type: 'string' }, runs: { type: 'string' }, server: { type: 'string' } } });
+const { values } = parseArgs({ options: { cards: { type: 'string' }, runs: { type: 'string' }, server: { type: 'string' }, data: { type: 'string' } } });
 const cards = Number(values.cards ?? 100_000);
 const runs = Number(values.runs ?? 20);
 const cfg = parseSubjects(`role_prefix: bv_\nsubjects:\n${['personal', 'homelab', 'novel', 'book'].map((n, i) => `  ${n}:\n    port: ${17601 + i}\n`).join('')}`, 'bench subjects');
@@ -69,10 +73,16 @@ if (values.server) {
     rmSync(secretsDir, { recursive: true, force: true });
   };
 } else {
-  const dir = mkdtempSync(join(tmpdir(), 'brain-bench-view-'));
+  const kept = values.data;
+  const reused = kept !== undefined && existsSync(join(kept, 'PG_VERSION'));
+  const dir = kept ?? mkdtempSync(join(tmpdir(), 'brain-bench-view-'));
+  if (kept) mkdirSync(kept, { recursive: true });
   let embedded = await EmbeddedDatabase.open(dir);
-  await bootstrap(pgliteSession(embedded.pg), { ...options, secrets: null });
-  await seed(pgliteSession(embedded.pg));
+  if (reused) log(`reusing the brain in ${dir}`);
+  else {
+    await bootstrap(pgliteSession(embedded.pg), { ...options, secrets: null });
+    await seed(pgliteSession(embedded.pg));
+  }
   // As a brain opened again on these files: the cache sized from them, then its maintenance pass.
   await embedded.close();
   embedded = await EmbeddedDatabase.open(dir);
@@ -83,7 +93,7 @@ if (values.server) {
   label = `embedded (PGlite), shared_buffers ${(await embedded.pg.query<{ v: string }>("SELECT current_setting('shared_buffers') AS v")).rows[0]!.v}`;
   cleanup = async () => {
     await embedded.close();
-    rmSync(dir, { recursive: true, force: true });
+    if (!kept) rmSync(dir, { recursive: true, force: true });
   };
 }
 
@@ -98,6 +108,11 @@ const overview = async () => {
 const summary = (xs: number[]) => `p50 ${percentile(xs, 50).toFixed(0)} ms, p95 ${percentile(xs, 95).toFixed(0)} ms, max ${Math.max(...xs).toFixed(0)} ms (${xs.length} requests)`;
 
 log(`${label}`);
+// As the view does when it starts (services/view/start.ts): the figures read in the background,
+// from a cold cache; then the first visit.
+const preparing = performance.now();
+await prepareOverview(view);
+log(`overview figures prepared at start (cold cache, in the background): ${(performance.now() - preparing).toFixed(0)} ms`);
 const first = await overview();
 log(`overview, first request (starts lint in the background): ${first.toFixed(0)} ms`);
 const lintStarted = performance.now();
@@ -115,7 +130,7 @@ log(`overview, steady state (background figures fresh, no write since the last o
 // figures read again, its chart counting only the outbox rows after the last mark.
 const afterOne: number[] = [];
 for (let i = 0; i < Math.max(5, Math.round(runs / 2)); i++) {
-  await adminSession.query(`INSERT INTO homelab.topics (slug, kind, title, body) VALUES ($1, 'concept', $2, 'written between two overviews')`, [`bench/late-${i}`, `Late card ${i}`]);
+  await adminSession.query(`INSERT INTO homelab.topics (slug, kind, title, body) VALUES ($1, 'concept', $2, 'written between two overviews')`, [`bench/late-${Date.now()}-${i}`, `Late card ${i}`]);
   afterOne.push(await overview());
 }
 log(`overview after a card written into the ${cards}-card subject: ${summary(afterOne)}`);

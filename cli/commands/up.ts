@@ -37,21 +37,28 @@ export const up: Command = {
         '\n\nSee docs/clients.md for Claude Desktop. Stop with Ctrl-C.\n',
     );
     closeOnSignals(brain, logger);
-    // Embedded: the servers listen while the brain opens; a failure to open stops them all.
-    const listening = phases.list.length;
-    try {
-      await brain.database;
-    } catch (error) {
-      await brain.close();
-      throw error;
-    }
-    const opened = phases.list.slice(listening);
-    const steps = opened.length ? `: ${opened.map((p) => `${p.phase} ${p.ms.toLocaleString('en')} ms`).join(', ')}` : '';
-    process.stdout.write(`The brain is open, ${(phases.total / 1000).toFixed(1)} s after start${steps}.\n`);
+    process.stdout.write(`${await brainOpen(brain, phases)}\n`);
     await new Promise(() => undefined);
     return 0;
   },
 };
+
+/**
+ * Embedded: the servers listen while the brain opens. Waits for it, and says how long it took
+ * and its steps; a failure to open stops every server and is thrown.
+ */
+export async function brainOpen(brain: RunningBrain, phases: StartPhases): Promise<string> {
+  const listening = phases.list.length;
+  try {
+    await brain.database;
+  } catch (error) {
+    await brain.close();
+    throw error;
+  }
+  const opened = phases.list.slice(listening);
+  const steps = opened.length ? `: ${opened.map((p) => `${p.phase} ${p.ms.toLocaleString('en')} ms`).join(', ')}` : '';
+  return `The brain is open, ${(phases.total / 1000).toFixed(1)} s after start${steps}.`;
+}
 
 /** Where the read-only web view is (docs/view.md), or why it is not running. */
 export function viewLine(brain: RunningBrain): string {

@@ -19,7 +19,8 @@ import { modelOf } from '../search/embed-cards.js';
 import type { EmbedModel } from '../search/pending.js';
 import { INDEXED_DIMENSIONS } from '../search/vectors.js';
 import { judgementModelFor } from '../search/calibration.js';
-import { byPairOrder, type LintEmbeddingHooks, type SimilarPair } from './lint.js';
+import type { LintEmbeddingHooks } from './lint.js';
+import { byPairOrder, type SimilarPair } from './similar-titles.js';
 import type { LintRun } from './lint-batches.js';
 
 /** Neighbours asked of the index per card; a card with this many above the threshold is compared exactly. */

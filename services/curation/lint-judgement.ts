@@ -11,8 +11,9 @@
 import { sql } from 'kysely';
 import { judgementModelFor, type JudgementModel } from '../search/calibration.js';
 import { judgePair, pairEvidence, type CardLexemeSets } from '../search/judgement.js';
+import { LEXEME_COLUMNS, lexemeSets, type LexemeRow } from '../search/similarity.js';
 import type { LintRun } from './lint-batches.js';
-import { similarTitles } from './lint.js';
+import { similarTitles } from './similar-titles.js';
 
 /**
  * The title similarity from which an import weighs a pair. Higher than lint's 0.3: at 0.3 the
@@ -88,14 +89,9 @@ async function lexemesBySlug(run: LintRun, slugs: readonly string[]): Promise<Ma
     'duplicate-lexemes',
     slugs,
     async (trx, batch) => {
-      const rows = await sql<{ slug: string; kind: string; title_lexemes: string[] | null; all_lexemes: string[] | null }>`
-        SELECT t.slug, t.kind,
-               tsvector_to_array(to_tsvector(brain.text_search_config(), t.title)) AS title_lexemes,
-               tsvector_to_array(t.search) AS all_lexemes
-          FROM ${table} t WHERE t.slug = ANY(${batch}::text[]) AND t.archived_at IS NULL`.execute(trx);
-      for (const r of rows.rows) {
-        out.set(r.slug, { slug: r.slug, kind: r.kind, titleLexemes: new Set(r.title_lexemes ?? []), allLexemes: new Set(r.all_lexemes ?? []) });
-      }
+      const rows = await sql<{ slug: string; kind: string } & LexemeRow>`
+        SELECT t.slug, t.kind, ${LEXEME_COLUMNS} FROM ${table} t WHERE t.slug = ANY(${batch}::text[]) AND t.archived_at IS NULL`.execute(trx);
+      for (const r of rows.rows) out.set(r.slug, { slug: r.slug, kind: r.kind, ...lexemeSets(r) });
     },
     { initial: 100, max: LEXEME_PAGE },
   );

@@ -1,7 +1,7 @@
 // Counts for one subject: cards per kind, links, tags, episodes, raw data, documents, and what
 // GBrain import left. One query per subject, as that subject's role; the MCP `list what=stats`
 // and `brain stats` render the same figures (services/mcp/stats.ts, cli/commands/stats.ts).
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { BrainContext } from './context.js';
 import { targetSubject } from './context.js';
 
@@ -24,27 +24,61 @@ export interface SubjectStats {
   ingestRecords: number;
 }
 
-export async function subjectStats(ctx: BrainContext, subject?: string): Promise<SubjectStats> {
+/**
+ * The tables the figures are counted from, each with the figures its rows make. Every write to
+ * them leaves a row in the subject's outbox naming the table, so a reader that knows which
+ * tables were written since it last counted can count those again and keep the rest
+ * (the web view's overview, services/view/pages/overview.ts).
+ */
+export const STATS_TABLES = ['topics', 'links', 'topic_tags', 'episodes', 'raw_data', 'documents', 'gbrain_pages', 'gbrain_ingest_log'] as const;
+export type StatsTable = (typeof STATS_TABLES)[number];
+
+type Counts = Omit<SubjectStats, 'subject' | 'topics' | 'byKind'>;
+/** The count(*) figures, each with its table and the subquery that counts it. */
+const COUNTS: { figure: keyof Counts; table: StatsTable; count: (t: ReturnType<typeof sql.table>) => RawBuilder<unknown> }[] = [
+  { figure: 'links', table: 'links', count: (t) => sql`SELECT count(*)::int FROM ${t}` },
+  { figure: 'tags', table: 'topic_tags', count: (t) => sql`SELECT count(*)::int FROM ${t}` },
+  { figure: 'distinctTags', table: 'topic_tags', count: (t) => sql`SELECT count(DISTINCT tag)::int FROM ${t}` },
+  { figure: 'archived', table: 'topics', count: (t) => sql`SELECT count(*)::int FROM ${t} WHERE archived_at IS NOT NULL` },
+  { figure: 'episodes', table: 'episodes', count: (t) => sql`SELECT count(*)::int FROM ${t}` },
+  { figure: 'raw', table: 'raw_data', count: (t) => sql`SELECT count(*)::int FROM ${t}` },
+  { figure: 'documents', table: 'documents', count: (t) => sql`SELECT count(*)::int FROM ${t}` },
+  { figure: 'importedPages', table: 'gbrain_pages', count: (t) => sql`SELECT count(*)::int FROM ${t}` },
+  { figure: 'ingestRecords', table: 'gbrain_ingest_log', count: (t) => sql`SELECT count(*)::int FROM ${t}` },
+];
+
+/**
+ * `since`: figures counted before, of which only those made by the `changed` tables are counted
+ * again (the others are taken from it as they are).
+ */
+export async function subjectStats(ctx: BrainContext, subject?: string, since?: { stats: SubjectStats; changed: ReadonlySet<StatsTable> }): Promise<SubjectStats> {
   const s = targetSubject(ctx, subject);
   const t = (name: string) => sql.table(`${s}.${name}`);
-  const kinds = await sql<{ kind: string; n: number }>`SELECT kind, count(*)::int AS n FROM ${t('topics')} WHERE archived_at IS NULL GROUP BY kind ORDER BY n DESC, kind`.execute(ctx.db);
-  const [c] = (
-    await sql<Omit<SubjectStats, 'subject' | 'topics' | 'byKind'>>`
-      SELECT (SELECT count(*)::int FROM ${t('links')}) AS links,
-             (SELECT count(*)::int FROM ${t('topic_tags')}) AS tags,
-             (SELECT count(DISTINCT tag)::int FROM ${t('topic_tags')}) AS "distinctTags",
-             (SELECT count(*)::int FROM ${t('topics')} WHERE archived_at IS NOT NULL) AS archived,
-             (SELECT count(*)::int FROM ${t('episodes')}) AS episodes,
-             (SELECT count(*)::int FROM ${t('raw_data')}) AS raw,
-             (SELECT count(*)::int FROM ${t('documents')}) AS documents,
-             (SELECT count(*)::int FROM ${t('gbrain_pages')}) AS "importedPages",
-             (SELECT count(*)::int FROM ${t('gbrain_ingest_log')}) AS "ingestRecords"`.execute(ctx.db)
-  ).rows;
+  const recount = (table: StatsTable) => !since || since.changed.has(table);
+  const counts = COUNTS.filter((c) => recount(c.table));
+  // Live cards per kind: counted from the kind index and the few archived cards (the partial
+  // index of migrations/subject/0009), never from the cards themselves, which at 100k cards
+  // are over 100 MB to read.
+  const kinds = recount('topics')
+    ? (
+        await sql<{ kind: string; n: number }>`
+          SELECT kind, (count(*) - coalesce((SELECT count(*) FROM ${t('topics')} a WHERE a.archived_at IS NOT NULL AND a.kind = k.kind), 0))::int AS n
+            FROM ${t('topics')} k GROUP BY kind`.execute(ctx.db)
+      ).rows
+        .filter((r) => r.n > 0)
+        .sort((a, b) => b.n - a.n || (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0))
+    : undefined;
+  const [c] = counts.length
+    ? (await sql<Partial<Counts>>`SELECT ${sql.join(counts.map((x) => sql`(${x.count(t(x.table))}) AS ${sql.ref(x.figure)}`))}`.execute(ctx.db)).rows
+    : [{}];
+  const byKind = kinds ? Object.fromEntries(kinds.map((r) => [r.kind, r.n])) : since!.stats.byKind;
+  const previous: Partial<SubjectStats> = since?.stats ?? {};
   return {
+    ...(previous as SubjectStats),
+    ...c,
     subject: s,
-    topics: kinds.rows.reduce((n, r) => n + r.n, 0),
-    byKind: Object.fromEntries(kinds.rows.map((r) => [r.kind, r.n])),
-    ...c!,
+    topics: Object.values(byKind).reduce((n, k) => n + k, 0),
+    byKind,
   };
 }
 

@@ -10,7 +10,7 @@ import type { EmbeddedDatabase } from '../../db/embedded.js';
 import { startEmbeddedMaintenance } from '../../db/embedded-maintenance.js';
 import { startLinkServer } from '../../db/link-server.js';
 import { openAdmin, openSubject, runBootstrap, type AdminConnection, type SubjectConnection } from '../../db/open.js';
-import { publishRunning } from '../../db/running-file.js';
+import { findRunning, publishRunning } from '../../db/running-file.js';
 import { openEmbeddedSubjectDb, type SubjectDb } from '../../db/subject-db.js';
 import { checkOAuthSubjects, oauthFor } from '../auth/for-subject.js';
 import { chooseEmbedder, type EmbedderChoice } from './embedding.js';
@@ -161,7 +161,13 @@ export async function serveOne(rt: RuntimeConfig, name: string, logger: Logger, 
   const choosing = chooseEmbedder(rt);
   choosing.catch(() => undefined);
   // Already opening when the caller started it while the modules loaded (cli/commands/serve.ts).
-  const conn = await (opening ?? openSubject(rt, name, logger, { mark: phases.mark }));
+  const connecting = opening ?? openSubject(rt, name, logger, { mark: phases.mark });
+  connecting.catch(() => undefined);
+  // This process takes the embedded data directory (no running brain to link to): listen first,
+  // as brain up does, while PGlite starts and the bootstrap check runs; every statement waits
+  // for them (PGliteRoleDialect). Otherwise the connection is quick (a server's pool, a link).
+  if (rt.mode === 'embedded' && !findRunning(rt.home)?.link) return serveOneOpening(rt, name, logger, port, phases, choosing, connecting);
+  const conn = await connecting;
   if (conn.linkedTo) phases.mark(`linked to ${conn.linkedTo}`);
   let server: RunningSubjectServer | undefined;
   let after: AfterListening | undefined;
@@ -180,6 +186,80 @@ export async function serveOne(rt: RuntimeConfig, name: string, logger: Logger, 
     after = await afterListening(rt, conn.embedded, loadSubjects(rt.subjectsFile).subjects, `brain serve --subject ${conn.subject.name}`, [server], embedder, logger, phases);
     logger.info({ phases: phases.list, ms: phases.total }, 'started');
     return { servers: [server], embedder, warmUp: after.warm, phases, database: Promise.resolve(), close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** The warm-up's state, read by the banner before the database is open (and the warm-up started). */
+function warmUpOnceOpen(after: () => AfterListening | undefined): WarmUpState {
+  return {
+    get state() {
+      return after()?.warm.state ?? 'warming';
+    },
+    get ms() {
+      return after()?.warm.ms;
+    },
+  };
+}
+
+/** serveOne on the embedded brain this process is opening: the server listens before it is open. */
+async function serveOneOpening(
+  rt: RuntimeConfig,
+  name: string,
+  logger: Logger,
+  port: number | undefined,
+  phases: StartPhases,
+  choosing: Promise<EmbedderChoice>,
+  connecting: Promise<SubjectConnection>,
+): Promise<RunningBrain> {
+  const cfg = (() => {
+    try {
+      const subjects = loadSubjects(rt.subjectsFile);
+      findSubject(subjects, name);
+      checkOAuthSubjects(rt, subjects.subjects);
+      return subjects;
+    } catch (error) {
+      void connecting.then((c) => c.close()).catch(() => undefined);
+      throw error;
+    }
+  })();
+  const subject = findSubject(cfg, name);
+  const embedded = connecting.then((c) => {
+    if (c.embedded) return c.embedded;
+    // Another brain published its link between the look above and the open: this one serves through it.
+    throw new Error(`another process started serving this brain while ${name} was starting (${c.linkedTo ?? 'unknown'}); start brain serve again to serve through it`);
+  });
+  embedded.catch(() => undefined);
+  const handle = openEmbeddedSubjectDb(embedded, subject);
+  let server: RunningSubjectServer | undefined;
+  let after: AfterListening | undefined;
+  const close = async () => {
+    await database.catch(() => undefined);
+    await after?.withdraw().catch(() => undefined);
+    await server?.close();
+    await after?.stopMaintenance();
+    await handle.close();
+    await connecting.then((c) => c.close()).catch(() => undefined);
+  };
+  let database: Promise<void> = connecting.then(() => undefined);
+  try {
+    // A data directory refused at once (in use, not a brain, damaged) is refused before anything listens.
+    await Promise.race([connecting, Promise.resolve()]);
+    const embedder = await choosing;
+    logger.info({ embedder: embedder.reason }, 'embedder');
+    server = await start(rt, subject, handle, logger, embedder, port, loadKinds(rt.kindsFile));
+    phases.mark('server listening');
+    const listening = server;
+    database = embedded.then(async (e) => {
+      after = await afterListening(rt, e, cfg.subjects, `brain serve --subject ${name}`, [listening], embedder, logger, phases);
+      logger.info({ phases: phases.list, ms: phases.total }, 'database open');
+    });
+    database.catch(() => undefined);
+    const warmUp = warmUpOnceOpen(() => after);
+    logger.info({ phases: phases.list, ms: phases.total }, 'started');
+    return { servers: [server], embedder, warmUp, phases, database, close };
   } catch (error) {
     await close();
     throw error;
@@ -254,15 +334,7 @@ export async function serveAll(rt: RuntimeConfig, logger: Logger, phases = new S
       });
       ready.catch(() => undefined);
       database = ready;
-      // The warm-up's state is read by the banner before the database is open.
-      const warmUp: WarmUpState = {
-        get state() {
-          return after?.warm.state ?? 'warming';
-        },
-        get ms() {
-          return after?.warm.ms;
-        },
-      };
+      const warmUp = warmUpOnceOpen(() => after);
       logger.info({ phases: phases.list, ms: phases.total }, 'started');
       return { servers, embedder, warmUp, phases, database: ready, view, viewProblem, close: closeAll };
     } else {
@@ -300,6 +372,8 @@ async function viewBeside(
   phases: StartPhases,
 ): Promise<{ view?: RunningView; viewProblem?: string }> {
   if (rt.viewPort === undefined) return {};
+  const clash = cfg.subjects.find((s) => s.port === rt.viewPort);
+  if (clash) return { viewProblem: `port ${rt.viewPort} is the MCP port of subject "${clash.name}" in subjects.yaml; set BRAIN_VIEW_PORT to a free port` };
   try {
     // Loaded only here: the banner does not wait for the view's modules when it is off.
     const { openViewAuditDb, startView, viewTokenFor } = await import('../view/start.js');

@@ -31,26 +31,32 @@ export interface CardLexemes {
   allLexemes: Set<string>;
 }
 
+/**
+ * The columns that give a topic's (alias `t`) title lexemes and every lexeme it is searched by:
+ * remember's candidates (topicLexemes) and lint's pairs (curation/lint-judgement.ts) read them
+ * so, and weigh them alike.
+ */
+export const LEXEME_COLUMNS = sql`tsvector_to_array(to_tsvector(brain.text_search_config(), t.title)) AS title_lexemes, tsvector_to_array(t.search) AS all_lexemes`;
+
+export interface LexemeRow {
+  title_lexemes: string[] | null;
+  all_lexemes: string[] | null;
+}
+
+export function lexemeSets(r: LexemeRow): { titleLexemes: Set<string>; allLexemes: Set<string> } {
+  return { titleLexemes: new Set(r.title_lexemes ?? []), allLexemes: new Set(r.all_lexemes ?? []) };
+}
+
 /** Title and whole-card lexemes of some topics, keyed by cardKey. */
 export async function topicLexemes(db: Db, refs: readonly CardRef[]): Promise<Map<string, CardLexemes>> {
   const out = new Map<string, CardLexemes>();
   const bySubject = new Map<string, number[]>();
   for (const r of refs) if (r.entity === 'topic') bySubject.set(r.subject, [...(bySubject.get(r.subject) ?? []), r.id]);
   for (const [subject, ids] of bySubject) {
-    const rows = await sql<{ id: number; slug: string; kind: string; title: string; title_lexemes: string[] | null; all_lexemes: string[] | null }>`
-      SELECT t.id, t.slug, t.kind, t.title,
-             tsvector_to_array(to_tsvector(brain.text_search_config(), t.title)) AS title_lexemes,
-             tsvector_to_array(t.search) AS all_lexemes
+    const rows = await sql<{ id: number; slug: string; kind: string; title: string } & LexemeRow>`
+      SELECT t.id, t.slug, t.kind, t.title, ${LEXEME_COLUMNS}
         FROM ${sql.table(`${subject}.topics`)} t WHERE t.id = ANY(${ids}::bigint[])`.execute(db);
-    for (const r of rows.rows) {
-      out.set(`${subject}:topic:${Number(r.id)}`, {
-        slug: r.slug,
-        kind: r.kind,
-        title: r.title,
-        titleLexemes: new Set(r.title_lexemes ?? []),
-        allLexemes: new Set(r.all_lexemes ?? []),
-      });
-    }
+    for (const r of rows.rows) out.set(`${subject}:topic:${Number(r.id)}`, { slug: r.slug, kind: r.kind, title: r.title, ...lexemeSets(r) });
   }
   return out;
 }

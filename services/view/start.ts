@@ -15,6 +15,7 @@ import type { Embedder } from '../embeddings/embedder.js';
 import { buildViewApp, type ViewApp } from './app.js';
 import { openEmbeddedAuditDb, openServerAuditDb, type AuditDb } from './audit-db.js';
 import { createViewContext } from './context.js';
+import { prepareOverview } from './pages/overview.js';
 
 /** The view's optional token: SECRETS/<audit role>.token when present (as a subject's is <role>.token). */
 export function viewTokenFor(rt: RuntimeConfig, cfg: SubjectsConfig): string | undefined {
@@ -66,6 +67,8 @@ export async function startView(opts: StartViewOptions): Promise<RunningView> {
       await app.close().catch(() => undefined);
       throw error;
     }
+    // The overview's figures read now, in the background, so the first visit finds them.
+    prepareOverview(view).catch((err: unknown) => opts.logger.debug({ err }, 'the overview could not be prepared; the first visit reads it'));
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : opts.port;
     const shown = opts.host === '0.0.0.0' || opts.host === '::' ? '127.0.0.1' : opts.host;

@@ -1,7 +1,7 @@
 // Lint says "pg_trgm is not installed" only for the errors that mean it; every other failure of
 // the title-similarity query (a timeout, a cancel, a lost connection, a bug) propagates.
 import { expect, it } from 'vitest';
-import { trigramsUnavailable } from '../../services/curation/lint.js';
+import { trigramsUnavailable } from '../../services/curation/similar-titles.js';
 
 const dbError = (code: string) => Object.assign(new Error(`error ${code}`), { code });
 

@@ -28,6 +28,7 @@ interface Service {
   tmpfs?: string[];
   volumes?: string[];
   extra_hosts?: string[];
+  shm_size?: string;
 }
 interface Compose {
   name: string;
@@ -160,6 +161,8 @@ describe('docker-compose.yml', () => {
     expect(db.volumes).toEqual(['pgdata:/var/lib/postgresql/data']);
     expect(compose.volumes.pgdata!.name).toBe('claude-brain-pgdata');
     expect(compose.name).toBe('claude-brain');
+    // Docker's 64 MB /dev/shm fails parallel HNSW builds at 100k cards (bench/search/latency.ts on PG17).
+    expect(db.shm_size).toBe('1gb');
     for (const [name, { file }] of Object.entries(compose.secrets)) expect(file, name).toMatch(/^\.\/\.brain\/secrets\/[\w.]+$/);
   });
 

@@ -69,4 +69,17 @@ describeOn('pglite', 'stats', (brain) => {
     expect(statsLine(s)).toMatch(/^homelab: 2 cards \(environment 1, tool 1\), 1 archived card, 1 episode,/);
     expect(statsTable(s)).toMatch(/^Archived cards +1$/m);
   });
+
+  it('counts again only the tables named as written since, taking the other figures as they were', async () => {
+    const before = await subjectStats(homelab);
+    await createTopic(homelab, { slug: 'tool/restic', kind: 'tool', title: 'restic', body: 'Backups, deduplicated.', tags: ['backup'] });
+    await linkTopics(homelab, { from: 'tool/restic', to: 'env/nas' });
+    const full = await subjectStats(homelab);
+    expect(full).toMatchObject({ topics: before.topics + 1, links: before.links + 1, tags: before.tags + 1, distinctTags: before.distinctTags + 1 });
+    // Told only the links changed: the new link is counted, the new card and tag are not (taken from before).
+    const linksOnly = await subjectStats(homelab, undefined, { stats: before, changed: new Set(['links']) });
+    expect(linksOnly).toEqual({ ...before, links: full.links });
+    // Told every table the outbox named: the same as counting everything.
+    expect(await subjectStats(homelab, undefined, { stats: before, changed: new Set(['topics', 'links', 'topic_tags']) })).toEqual(full);
+  });
 });

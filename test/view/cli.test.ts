@@ -1,7 +1,7 @@
 // The view as users start it, as real processes on an embedded brain: `brain up` serves it
 // beside the MCP servers (its URL in the banner), and `brain view` alone once no brain holds
 // the data; both read-only over real HTTP.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, describe } from 'vitest';
@@ -61,6 +61,19 @@ describe('[pglite] brain up and brain view serve the web view', () => {
       await check();
     } finally {
       await stopBrainProcess(view.child);
+    }
+  });
+
+  it('brain up with the view on a subject\'s port runs without the view and names the clash', { timeout: 240_000 }, async () => {
+    const homelabPort = /homelab:\n {4}port: (\d+)/.exec(readFileSync(join(configDir, 'subjects.yaml'), 'utf8'))![1]!;
+    const brain = await startBrainProcess(['up'], { ...env, BRAIN_VIEW_PORT: homelabPort }, /Stop with Ctrl-C/);
+    try {
+      expect(brain.output()).toContain(`Web view: not started (port ${homelabPort} is the MCP port of subject "homelab" in subjects.yaml; set BRAIN_VIEW_PORT to a free port)`);
+      // The subject's server has its port.
+      const ready = await fetch(`http://127.0.0.1:${homelabPort}/healthz`);
+      expect(ready.status).toBe(200);
+    } finally {
+      await stopBrainProcess(brain.child);
     }
   });
 });

@@ -6,6 +6,7 @@ import { seedBrain, SEEDED } from './seed.js';
 import { viewFor, type ViewUnderTest } from './view-support.js';
 import { CONTENT_SECURITY_POLICY } from '../../services/view/security.js';
 import { createTopic } from '../../services/knowledge/index.js';
+import { archiveTopic } from '../../services/knowledge/archive.js';
 import { contextFor } from '../support/knowledge.js';
 
 describeOnBothDatabases('web view pages', (brain) => {
@@ -147,6 +148,9 @@ describeOnBothDatabases('web view pages', (brain) => {
     // The chart added only the new rows to what it had counted: the same total as counting again.
     expect(charted(after)).toBe(await cardWrites());
     expect(charted(after)).toBeGreaterThan(charted(first));
+    // Archived: the cards are counted again (an update, not an insert, of the card).
+    await archiveTopic(await contextFor(brain(), 'homelab'), { slug: 'concept/written-later', reason: 'a test of the overview' });
+    expect(count((await get('/')).body)).toBe(before);
   });
 
   it('answers 404 for an unknown subject or card, 403 for a foreign Host or Origin', async () => {

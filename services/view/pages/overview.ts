@@ -3,7 +3,7 @@
 // product's own services (knowledge/stats.ts, search/pending.ts, the lint cache); only the
 // week counts are read here, from each subject's outbox through its index on `at`.
 import { sql } from 'kysely';
-import { subjectStats, type SubjectStats } from '../../knowledge/stats.js';
+import { subjectStats, type StatsTable, type SubjectStats } from '../../knowledge/stats.js';
 import { activityChart, type WeekSeries } from '../chart.js';
 import type { ViewContext } from '../context.js';
 import { html, when, type Html } from '../html.js';
@@ -69,8 +69,35 @@ interface SubjectSnapshot {
 
 const snapshots = new WeakMap<ViewContext, Map<string, SubjectSnapshot>>();
 
-/** `reuse: false` reads every figure again (the bench times a request after a write so). */
-export async function overviewData(view: ViewContext, now = new Date(), onStep?: StepTimer, reuse = true): Promise<Overview> {
+/** The overview being read, per view: a second request waits for it, then reuses what it read. */
+const reading = new WeakMap<ViewContext, Promise<unknown>>();
+
+/**
+ * `reuse: false` reads every figure again (the bench times a request after a write so).
+ * `background: false` leaves lint and the pending count alone (prepareOverview).
+ */
+export async function overviewData(view: ViewContext, now = new Date(), onStep?: StepTimer, reuse = true, background = true): Promise<Overview> {
+  const under = reading.get(view);
+  if (under && reuse) await under.catch(() => undefined);
+  const read = readOverview(view, now, onStep, reuse, background);
+  reading.set(view, read);
+  try {
+    return await read;
+  } finally {
+    if (reading.get(view) === read) reading.delete(view);
+  }
+}
+
+/**
+ * Reads the figures once, when the view starts, so that the first visit finds them: read from
+ * nothing at 100k cards they take about a second with a cold cache (docs/view.md). Lint and the
+ * pending count are not started: they wait for someone to look.
+ */
+export function prepareOverview(view: ViewContext): Promise<void> {
+  return overviewData(view, new Date(), undefined, true, false).then(() => undefined);
+}
+
+async function readOverview(view: ViewContext, now: Date, onStep: StepTimer | undefined, reuse: boolean, background: boolean): Promise<Overview> {
   const weeks = Array.from({ length: CHART_WEEKS }, (_, i) => new Date(weekStart(now).getTime() - (CHART_WEEKS - 1 - i) * 7 * 86_400_000));
   const from = weeks[0]!.getTime();
   let cache = snapshots.get(view);
@@ -91,11 +118,20 @@ export async function overviewData(view: ViewContext, now = new Date(), onStep?:
     const mark = head?.mark === null || head?.mark === undefined ? null : Number(head.mark);
     let snap = cache.get(subject);
     if (!reuse || !snap || snap.mark !== mark || snap.from !== from) {
-      const stats = await timed(onStep, 'stats', () => subjectStats(ctx, subject));
-      // Card writes (topics and episodes) per week, up to the mark; tags, links and sources ride
-      // along with them. The outbox is append-only, so with a trusted earlier snapshot of the
-      // same weeks only the rows after its mark are counted, and added.
+      // With a trusted earlier snapshot of the same weeks, only what the outbox rows after its
+      // mark touched is read again: the figures of the tables they name, and (the outbox being
+      // append-only) the card writes among them, added to the chart's counts.
       const base = reuse && snap && snap.from === from && snap.mark !== null && mark !== null && mark > snap.mark ? snap : undefined;
+      const changed = base
+        ? new Set(
+            (
+              await timed(onStep, 'tables written', () =>
+                sql<{ table_name: StatsTable }>`SELECT DISTINCT table_name FROM ${outbox} WHERE id > ${base.mark} AND id <= ${mark}`.execute(view.db),
+              )
+            ).rows.map((r) => r.table_name),
+          )
+        : undefined;
+      const stats = await timed(onStep, 'stats', () => subjectStats(ctx, subject, base && changed ? { stats: base.stats, changed } : undefined));
       const rows = (
         await timed(onStep, 'writes per week', () =>
           sql<{ week: string; n: number }>`
@@ -116,8 +152,10 @@ export async function overviewData(view: ViewContext, now = new Date(), onStep?:
     }
     const counts = snap.counts;
     series.push({ subject, counts: weeks.map((w) => counts.get(w.getTime()) ?? 0) });
-    view.lint.refreshInBackground(subject, LINT_MAX_AGE_MS);
-    view.pending.refreshInBackground(subject, PENDING_MAX_AGE_MS);
+    if (background) {
+      view.lint.refreshInBackground(subject, LINT_MAX_AGE_MS);
+      view.pending.refreshInBackground(subject, PENDING_MAX_AGE_MS);
+    }
     subjects.push({ subject, stats: snap.stats, lastWrite: head?.at ? new Date(head.at) : null, pending: view.pending.last(subject), lint: view.lint.last(subject) });
   }
   return { subjects, weeks, series };
