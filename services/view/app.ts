@@ -13,7 +13,7 @@ import { cardData, renderCard } from './pages/card.js';
 import { healthData, renderHealth } from './pages/health.js';
 import { historyData, renderHistory } from './pages/history.js';
 import { outboxData, renderOutbox, type OutboxParams } from './pages/outbox.js';
-import { overviewData, renderOverview } from './pages/overview.js';
+import { overviewData, refreshFigures, renderOverview } from './pages/overview.js';
 import { browseData, renderSubject } from './pages/subject.js';
 import { renderUpcasts, upcastData } from './pages/upcasts.js';
 import { applySecurity } from './security.js';
@@ -92,7 +92,17 @@ export async function buildViewApp(opts: ViewAppOptions): Promise<ViewApp> {
   // Browsers ask for it whatever the page says.
   app.get('/favicon.ico', async (_request, reply) => reply.redirect('/assets/icon.svg', 301));
 
-  app.get('/', async (_request, reply) => page(reply, renderOverview(view, await overviewData(view))));
+  app.get('/', async (_request, reply) => {
+    const overview = await overviewData(view);
+    // Lint and the pending count, when due, start once the page is out (refreshFigures says why).
+    let asked = false;
+    const refresh = () => {
+      if (!asked) refreshFigures(view);
+      asked = true;
+    };
+    reply.raw.once('finish', refresh).once('close', refresh);
+    return page(reply, renderOverview(view, overview));
+  });
 
   app.get<{ Params: { subject: string } }>('/s/:subject', async (request, reply) => {
     const q = request.query;

@@ -73,13 +73,14 @@ const snapshots = new WeakMap<ViewContext, Map<string, SubjectSnapshot>>();
 const reading = new WeakMap<ViewContext, Promise<unknown>>();
 
 /**
- * `reuse: false` reads every figure again (the bench times a request after a write so).
- * `background: false` leaves lint and the pending count alone (prepareOverview).
+ * The figures the overview shows; lint and the pending count as last computed (refreshFigures
+ * asks for new ones). `reuse: false` reads every figure again (the bench times a request after
+ * a write so).
  */
-export async function overviewData(view: ViewContext, now = new Date(), onStep?: StepTimer, reuse = true, background = true): Promise<Overview> {
+export async function overviewData(view: ViewContext, now = new Date(), onStep?: StepTimer, reuse = true): Promise<Overview> {
   const under = reading.get(view);
   if (under && reuse) await under.catch(() => undefined);
-  const read = readOverview(view, now, onStep, reuse, background);
+  const read = readOverview(view, now, onStep, reuse);
   reading.set(view, read);
   try {
     return await read;
@@ -94,10 +95,23 @@ export async function overviewData(view: ViewContext, now = new Date(), onStep?:
  * pending count are not started: they wait for someone to look.
  */
 export function prepareOverview(view: ViewContext): Promise<void> {
-  return overviewData(view, new Date(), undefined, true, false).then(() => undefined);
+  return overviewData(view).then(() => undefined);
 }
 
-async function readOverview(view: ViewContext, now: Date, onStep: StepTimer | undefined, reuse: boolean, background: boolean): Promise<Overview> {
+/**
+ * Asks for a new lint report and pending count of every subject whose last is too old, in the
+ * background. Call it once the overview has been sent: in the embedded brain every statement
+ * runs on this thread (PGlite), so a lint statement started before the reply is written holds
+ * the reply back for as long as it runs (about 300 ms at 100k cards).
+ */
+export function refreshFigures(view: ViewContext): void {
+  for (const subject of view.subjects) {
+    view.lint.refreshInBackground(subject, LINT_MAX_AGE_MS);
+    view.pending.refreshInBackground(subject, PENDING_MAX_AGE_MS);
+  }
+}
+
+async function readOverview(view: ViewContext, now: Date, onStep: StepTimer | undefined, reuse: boolean): Promise<Overview> {
   const weeks = Array.from({ length: CHART_WEEKS }, (_, i) => new Date(weekStart(now).getTime() - (CHART_WEEKS - 1 - i) * 7 * 86_400_000));
   const from = weeks[0]!.getTime();
   let cache = snapshots.get(view);
@@ -152,10 +166,6 @@ async function readOverview(view: ViewContext, now: Date, onStep: StepTimer | un
     }
     const counts = snap.counts;
     series.push({ subject, counts: weeks.map((w) => counts.get(w.getTime()) ?? 0) });
-    if (background) {
-      view.lint.refreshInBackground(subject, LINT_MAX_AGE_MS);
-      view.pending.refreshInBackground(subject, PENDING_MAX_AGE_MS);
-    }
     subjects.push({ subject, stats: snap.stats, lastWrite: head?.at ? new Date(head.at) : null, pending: view.pending.last(subject), lint: view.lint.last(subject) });
   }
   return { subjects, weeks, series };
