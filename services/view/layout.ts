@@ -7,6 +7,8 @@ export interface Shell {
   /** The navigation entry to mark as current. */
   section: 'overview' | 'subjects' | 'health' | 'upcasts' | 'outbox';
   subjects: readonly string[];
+  /** The page reloads itself after this many seconds (a figure still being computed). */
+  reloadSeconds?: number;
 }
 
 export function layout(shell: Shell, body: Html): string {
@@ -23,7 +25,8 @@ export function layout(shell: Shell, body: Html): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${shell.title} · claude-brain</title>
-<link rel="stylesheet" href="/assets/view.css">
+${shell.reloadSeconds ? html`<meta http-equiv="refresh" content="${shell.reloadSeconds}">
+` : ''}<link rel="stylesheet" href="/assets/view.css">
 <link rel="icon" href="/assets/icon.svg" type="image/svg+xml">
 </head>
 <body>

@@ -7,6 +7,9 @@ import { viewFor, type ViewUnderTest } from './view-support.js';
 import { CONTENT_SECURITY_POLICY } from '../../services/view/security.js';
 import { createTopic } from '../../services/knowledge/index.js';
 import { archiveTopic } from '../../services/knowledge/archive.js';
+import { BackgroundFigures, type Dated } from '../../services/view/background.js';
+import { HEALTH_LINT_MAX_AGE_MS, healthData, renderHealth } from '../../services/view/pages/health.js';
+import type { LintReport } from '../../services/curation/lint.js';
 import { contextFor } from '../support/knowledge.js';
 
 describeOnBothDatabases('web view pages', (brain) => {
@@ -101,6 +104,25 @@ describeOnBothDatabases('web view pages', (brain) => {
     expect(homelab).toContain(`homelab:${SEEDED.gone}`);
     // "book" was never written: quiet.
     expect(res.body).toMatch(/<ul class="quiet"><li>book: last write —/);
+    expect(res.body).not.toContain('http-equiv="refresh"');
+  });
+
+  it('the health page waits a bounded time for a lint still running: it shows the last report or says so, and reloads itself', async () => {
+    // A lint that never ends (as one over 100k cards seems to a page): no report yet.
+    const endless = new BackgroundFigures<LintReport>(() => new Promise<LintReport>(() => undefined), true);
+    const waiting = renderHealth(v.view, await healthData({ ...v.view, lint: endless }, new Date(), 50));
+    expect(waiting).toContain('<meta http-equiv="refresh" content="30">');
+    expect((waiting.match(/Lint is still running over this subject/g) ?? []).length).toBe(brain().config.subjects.length);
+    // With a report from before: that one is shown, with its age, while the new one runs.
+    const report = (await v.view.lint.fresh('homelab')).value;
+    const again = new BackgroundFigures<LintReport>(() => new Promise<LintReport>(() => undefined), true);
+    // Made two minutes ago (the only way in from outside is the private map).
+    (again as unknown as { entries: Map<string, Dated<LintReport>> }).entries.set('homelab', { value: report, at: new Date(Date.now() - 2 * HEALTH_LINT_MAX_AGE_MS) });
+    const stale = renderHealth(v.view, await healthData({ ...v.view, lint: again }, new Date(), 50));
+    const homelab = stale.slice(stale.indexOf('data-subject="homelab"'), stale.indexOf('data-subject="novel"'));
+    expect(homelab).toContain(SEEDED.dupA);
+    expect(homelab).toContain('a new lint is running');
+    expect(stale).toContain('http-equiv="refresh"');
   });
 
   it('the upcast audit lists writes into personal by a project, the reason-less one first', async () => {

@@ -1,8 +1,9 @@
 // Health: per subject, duplicate clusters (lint's pairs weighed by search before add's
 // judgement, duplicates.ts), orphans, dead links, stale embeddings and contradiction
-// candidates (contradictions.ts); quiet subjects across the brain. The page waits for a lint
-// report under a minute old (lint-cache.ts): at 100k cards a new one takes tens of seconds on
-// PGlite, which this page may take; the overview may not.
+// candidates (contradictions.ts); quiet subjects across the brain. The page asks for a lint
+// report under a minute old (lint-cache.ts) and waits for it a few seconds at most: at 100k cards
+// a new one takes minutes on PGlite, and meanwhile the page shows the last report (or says lint
+// is running) and reloads itself until the new one is there.
 import { sql } from 'kysely';
 import type { ViewContext } from '../context.js';
 import { contradictionCandidates, type Contradiction } from '../contradictions.js';
@@ -11,14 +12,21 @@ import { cardPath, html, when } from '../html.js';
 import { layout } from '../layout.js';
 import type { LintEntry } from '../lint-cache.js';
 
-/** The page reuses a lint report this young (the overview's background run, a reload); else it waits for a new one. */
+/** The page reuses a lint report this young (the overview's background run, a reload); else it asks for a new one. */
 export const HEALTH_LINT_MAX_AGE_MS = 60_000;
+/** How long the page waits for the new reports, all subjects together; past it, it shows what it has. */
+export const HEALTH_LINT_WAIT_MS = 10_000;
+/** While a report is still being made, the page reloads itself this often. */
+export const HEALTH_RELOAD_SECONDS = 30;
 /** A subject with no write for this long is listed as quiet. */
 export const QUIET_DAYS = 30;
 
 export interface SubjectHealth {
   subject: string;
-  lint: LintEntry;
+  /** The report shown: the new one, else the last one; undefined while the first is made. */
+  lint: LintEntry | undefined;
+  /** A new report is still being made. */
+  running: boolean;
   clusters: Cluster[];
   contradictions: Contradiction[];
 }
@@ -33,20 +41,36 @@ export async function lastWrite(view: ViewContext, subject: string): Promise<Dat
   return row?.at ? new Date(row.at) : null;
 }
 
-export async function healthData(view: ViewContext, now = new Date()): Promise<Health> {
+export async function healthData(view: ViewContext, now = new Date(), waitMs = HEALTH_LINT_WAIT_MS): Promise<Health> {
   const subjects: SubjectHealth[] = [];
   const quiet: Health['quiet'] = [];
-  for (const subject of view.subjects) {
-    const lint = await view.lint.fresh(subject, HEALTH_LINT_MAX_AGE_MS);
-    const judged = judgedPairs(lint.value);
-    subjects.push({ subject, lint, clusters: clusters(judged), contradictions: await contradictionCandidates(view.db, subject, judged) });
-    const last = await lastWrite(view, subject);
-    if (!last || now.getTime() - last.getTime() > QUIET_DAYS * 86_400_000) quiet.push({ subject, lastWrite: last });
+  // Asked for all at once (they run one after another), waited for together, up to waitMs.
+  const asked = view.subjects.map((subject) => view.lint.fresh(subject, HEALTH_LINT_MAX_AGE_MS));
+  for (const a of asked) a.catch(() => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), waitMs)));
+  try {
+    for (const [i, subject] of view.subjects.entries()) {
+      const fresh = await Promise.race([asked[i]!, deadline]);
+      const lint = fresh ?? view.lint.last(subject);
+      const judged = lint ? judgedPairs(lint.value) : [];
+      subjects.push({ subject, lint, running: !fresh, clusters: clusters(judged), contradictions: lint ? await contradictionCandidates(view.db, subject, judged) : [] });
+      const last = await lastWrite(view, subject);
+      if (!last || now.getTime() - last.getTime() > QUIET_DAYS * 86_400_000) quiet.push({ subject, lastWrite: last });
+    }
+  } finally {
+    clearTimeout(timer);
   }
   return { subjects, quiet };
 }
 
 function section(s: SubjectHealth) {
+  if (!s.lint) {
+    return html`<section class="subject-health" data-subject="${s.subject}">
+<h2>${s.subject}</h2>
+<p class="running">Lint is still running over this subject (at 100k cards it takes minutes); this page reloads itself every ${HEALTH_RELOAD_SECONDS} s until its report is here.</p>
+</section>`;
+  }
   const r = s.lint.value;
   const card = (slug: string) => html`<a href="${cardPath(s.subject, slug)}">${slug}</a>`;
   return html`<section class="subject-health" data-subject="${s.subject}">
@@ -66,7 +90,7 @@ ${r.archivedLinks.map((l) => html`<li>${card(l.from)} → ${l.toSubject}:${l.toS
 <h3>Stale embeddings</h3>
 <p>${r.staleEmbeddings === null ? html`<span class="muted">not checked: no embedder in this process</span>` : `${r.staleEmbeddings} card(s) and episode(s) waiting for an embedding`}</p>
 ${r.notes.length ? html`<p class="muted">${r.notes.join('; ')}</p>` : ''}
-<p class="muted">lint ran ${when(s.lint.at)}</p>
+<p class="muted">lint ran ${when(s.lint.at)}${s.running ? '; a new lint is running, and this page reloads itself until its report is here' : ''}</p>
 </section>`;
 }
 
@@ -76,5 +100,6 @@ export function renderHealth(view: ViewContext, h: Health): string {
 ${h.quiet.length === 0 ? html`<p class="muted">None.</p>` : ''}
 <ul class="quiet">${h.quiet.map((q) => html`<li>${q.subject}: last write ${when(q.lastWrite)}</li>`)}</ul>
 ${h.subjects.map(section)}`;
-  return layout({ title: 'Health', section: 'health', subjects: view.subjects }, body);
+  const running = h.subjects.some((s) => s.running);
+  return layout({ title: 'Health', section: 'health', subjects: view.subjects, ...(running ? { reloadSeconds: HEALTH_RELOAD_SECONDS } : {}) }, body);
 }
