@@ -78,6 +78,52 @@ describeOnBothDatabases('outbox and upcast', (brain) => {
     ]);
   });
 
+  it('a statement of many rows gets one outbox row per row, in insert order, with each row id, and an upsert records both kinds', async () => {
+    const before = (await brain().admin.query<{ n: number }>('SELECT count(*)::int AS n FROM homelab.outbox'))[0]!.n;
+    await brain().asRole(
+      homelabRole,
+      (s) =>
+        s.exec(`SELECT set_config('brain.reason', 'bulk', true);
+          INSERT INTO homelab.topics (slug, kind, title) VALUES ('bulk/a', 'concept', 'A'), ('bulk/b', 'concept', 'B'), ('bulk/c', 'concept', 'C');
+          INSERT INTO homelab.topic_tags (topic_id, tag) SELECT id, 'bulk' FROM homelab.topics WHERE slug LIKE 'bulk/%' ORDER BY slug;
+          INSERT INTO homelab.links (from_topic_id, to_subject, to_slug, relation, context)
+            SELECT id, 'homelab', 'bulk/a', 'mentions', 'first' FROM homelab.topics WHERE slug IN ('bulk/b', 'bulk/c') ORDER BY slug;`),
+      { commit: true },
+    );
+    // One statement that inserts a row and updates another (and leaves a third as it was).
+    await brain().asRole(
+      homelabRole,
+      (s) =>
+        s.exec(`INSERT INTO homelab.links (from_topic_id, to_subject, to_slug, relation, context)
+          SELECT id, 'homelab', 'bulk/a', 'mentions', CASE slug WHEN 'bulk/b' THEN 'changed' ELSE 'first' END FROM homelab.topics WHERE slug IN ('bulk/a', 'bulk/b', 'bulk/c') ORDER BY slug
+          ON CONFLICT (from_topic_id, to_subject, to_slug, relation) DO UPDATE SET context = excluded.context WHERE links.context IS DISTINCT FROM excluded.context`),
+      { commit: true },
+    );
+    const ids = new Map(
+      (await brain().admin.query<{ id: number; slug: string }>("SELECT id, slug FROM homelab.topics WHERE slug LIKE 'bulk/%'")).map((r) => [r.slug, String(r.id)]),
+    );
+    expect(ids.size).toBe(3);
+    const rows = await brain().admin.query<OutboxRow & { row_id: string }>(
+      `SELECT actor, operation, table_name, row_id, slug, reason FROM homelab.outbox WHERE id > ${before} ORDER BY id`,
+    );
+    const linkId = async (from: string) => String((await brain().admin.query<{ id: number }>(`SELECT id FROM homelab.links WHERE from_topic_id = ${ids.get(from)} AND to_slug = 'bulk/a'`))[0]!.id);
+    expect(rows.map((r) => [r.operation, r.table_name, r.row_id, r.slug])).toEqual([
+      ['INSERT', 'topics', ids.get('bulk/a'), 'bulk/a'],
+      ['INSERT', 'topics', ids.get('bulk/b'), 'bulk/b'],
+      ['INSERT', 'topics', ids.get('bulk/c'), 'bulk/c'],
+      ['INSERT', 'topic_tags', `${ids.get('bulk/a')}:bulk`, null],
+      ['INSERT', 'topic_tags', `${ids.get('bulk/b')}:bulk`, null],
+      ['INSERT', 'topic_tags', `${ids.get('bulk/c')}:bulk`, null],
+      ['INSERT', 'links', await linkId('bulk/b'), null],
+      ['INSERT', 'links', await linkId('bulk/c'), null],
+      // The upsert: bulk/b's link changed (an UPDATE), bulk/a's is new (an INSERT), bulk/c's is untouched (nothing).
+      ['UPDATE', 'links', await linkId('bulk/b'), null],
+      ['INSERT', 'links', await linkId('bulk/a'), null],
+    ]);
+    expect(new Set(rows.map((r) => r.actor))).toEqual(new Set([homelabRole]));
+    expect(rows.slice(0, 8).map((r) => r.reason)).toEqual(Array(8).fill('bulk'));
+  });
+
   it('is append-only and written by triggers only, for every subject role', async () => {
     for (const subject of ['homelab', 'personal']) {
       const role = roleOf(brain(), subject);
