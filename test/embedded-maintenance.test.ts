@@ -1,12 +1,12 @@
 // The embedded brain's autovacuum (db/embedded-maintenance.ts) on a real PGlite: what it
 // analyses and vacuums and when, that keyword search plans with what it leaves behind, and
 // how the page cache is sized from the data directory.
-import { mkdtempSync, rmSync, truncateSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, truncateSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrap } from '../db/bootstrap.js';
-import { cacheSizeFor, EmbeddedDatabase, SHARED_BUFFERS_MB } from '../db/embedded.js';
+import { cacheSizeFor, EmbeddedDatabase, SHARED_BUFFERS_MB, WAL_KEEP } from '../db/embedded.js';
 import { maintainEmbedded, maintenanceFor, startEmbeddedMaintenance, type TableActivity } from '../db/embedded-maintenance.js';
 import { pgliteSession } from '../db/sql.js';
 import { openEmbeddedSubjectDb } from '../db/subject-db.js';
@@ -110,5 +110,41 @@ describe('embedded page cache size', () => {
     expect(cacheSizeFor(dir)).toBe(300);
     truncateSync(join(dir, 'base', '5', 'a'), 4 * 2 ** 30);
     expect(cacheSizeFor(dir)).toBe(SHARED_BUFFERS_MB.max);
+  });
+});
+
+describe('embedded write-ahead log', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'brain-wal-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const walBytes = (): number => readdirSync(join(dir, 'pg_wal')).filter((f) => /^[0-9A-F]{24}$/.test(f)).reduce((n, f) => n + statSync(join(dir, 'pg_wal', f)).size, 0);
+
+  it('is checkpointed once enough was written since the last checkpoint, and kept small at close', async () => {
+    // No timer: the test calls the check itself, with a small limit, on a data directory.
+    const db = await EmbeddedDatabase.open(dir, { sharedBuffersMb: 16, checkpointCheckMs: 3_600_000 });
+    try {
+      const redo = async () => (await db.pg.query<{ redo: string }>('SELECT redo_lsn::text AS redo FROM pg_control_checkpoint()')).rows[0]!.redo;
+      await db.pg.exec(`CREATE TABLE filler (x text); INSERT INTO filler SELECT repeat(md5(g::text), 30) FROM generate_series(1, 20000) g`);
+      const before = await redo();
+      expect(await db.checkpointIfDue(4 * 2 ** 20)).toBe(true);
+      const after = await redo();
+      expect(after).not.toBe(before);
+      // Nothing written since: no checkpoint.
+      expect(await db.checkpointIfDue(4 * 2 ** 20)).toBe(false);
+      expect(await redo()).toBe(after);
+      // Past the segments Postgres keeps: 160 MB more of WAL, checkpointed as it goes.
+      for (let i = 0; i < 8; i++) {
+        await db.pg.exec(`INSERT INTO filler SELECT repeat(md5(g::text), 30) FROM generate_series(1, 20000) g`);
+        await db.checkpointIfDue();
+      }
+      expect(walBytes()).toBeLessThanOrEqual((WAL_KEEP.maxMb + 32) * 2 ** 20);
+    } finally {
+      await db.close();
+    }
+    expect(walBytes()).toBeGreaterThan(0);
+    expect(walBytes()).toBeLessThanOrEqual(WAL_KEEP.maxMb * 2 ** 20);
   });
 });
