@@ -7,10 +7,13 @@
 //
 // PGlite forgets its activity counters when it closes (pg_stat_user_tables starts from zero
 // on every open), so the counters only say what changed since this process opened the
-// brain. The first pass therefore analyses every table: statistics from before the restart
-// may be stale, and nothing else would tell. At 100k cards that pass takes a few seconds, so
-// a server starts it after it listens, and every table's step takes the connection on its
-// own: a request waits for one ANALYZE at most, never for the whole pass.
+// brain. What they cannot say, the tables' sizes do: pg_class.relpages is the size the last
+// ANALYZE or VACUUM saw, and a table that grew or shrank since (another process wrote into it,
+// `brain import` most of all) is analysed by the first pass, vacuumed too when it grew by
+// what would call for a VACUUM. A table as big as its statistics say is left alone: analysing
+// every table at every start took seconds at 100k cards, holding the connection from the
+// first searches. Each table's step takes the connection on its own: a request waits for one
+// ANALYZE at most, never for the whole pass.
 import type { EmbeddedDatabase } from './embedded.js';
 import { ident } from './sql.js';
 
@@ -31,6 +34,10 @@ export interface TableActivity {
   insertedSinceVacuum: number;
   /** Whether pg_statistic has anything for the table. */
   hasStatistics: boolean;
+  /** pg_class.relpages: the table's size in pages when it was last analysed or vacuumed. */
+  pagesAtStatistics: number;
+  /** Its size in pages now. */
+  pages: number;
 }
 
 export interface MaintenanceStep {
@@ -41,13 +48,20 @@ export interface MaintenanceStep {
 
 const over = (t: { base: number; share: number }, rows: number, n: number) => n > t.base + t.share * Math.max(rows, 0);
 
+/** A table's size may move this much (a share of it, plus pages) before its statistics count as stale. */
+export const SIZE_DRIFT = { analyze: { base: 8, share: 0.1 }, vacuum: { base: 8, share: VACUUM_INSERT_THRESHOLD.share } };
+
 /**
  * What a table needs, by autovacuum's rules (a table with rows but no statistics is analysed
- * at once); on the first pass after opening, every table is analysed at least.
+ * at once); on the first pass after opening, also by how far its size moved from the size its
+ * statistics were taken at.
  */
 export function maintenanceFor(t: TableActivity, firstPass = false): MaintenanceStep['action'] | undefined {
+  const grown = t.pages - t.pagesAtStatistics;
   if (over(VACUUM_THRESHOLD, t.reltuples, t.deadRows) || over(VACUUM_INSERT_THRESHOLD, t.reltuples, t.insertedSinceVacuum)) return 'vacuum analyze';
-  if (firstPass || over(ANALYZE_THRESHOLD, t.reltuples, t.modifiedSinceAnalyze) || (!t.hasStatistics && t.liveRows > 0)) return 'analyze';
+  if (firstPass && over(SIZE_DRIFT.vacuum, t.pagesAtStatistics, grown)) return 'vacuum analyze';
+  if (firstPass && (over(SIZE_DRIFT.analyze, t.pagesAtStatistics, Math.abs(grown)) || (!t.hasStatistics && t.pages > 0))) return 'analyze';
+  if (over(ANALYZE_THRESHOLD, t.reltuples, t.modifiedSinceAnalyze) || (!t.hasStatistics && t.liveRows > 0)) return 'analyze';
   return undefined;
 }
 
@@ -55,8 +69,9 @@ async function activity(embedded: EmbeddedDatabase): Promise<TableActivity[]> {
   // Activity counters reach the statistics views when the backend reports them, which a
   // single-user PGlite does only when asked.
   await embedded.pg.query('SELECT pg_stat_force_next_flush()');
-  const res = await embedded.pg.query<{ schema: string; tbl: string; reltuples: number; live: number; dead: number; mods: number; ins: number; stats: boolean }>(
+  const res = await embedded.pg.query<{ schema: string; tbl: string; reltuples: number; live: number; dead: number; mods: number; ins: number; stats: boolean; relpages: number; pages: number }>(
     `SELECT s.schemaname AS schema, s.relname AS tbl, c.reltuples::float8 AS reltuples,
+            c.relpages::float8 AS relpages, (pg_relation_size(c.oid) / current_setting('block_size')::int)::float8 AS pages,
             s.n_live_tup::float8 AS live, s.n_dead_tup::float8 AS dead,
             s.n_mod_since_analyze::float8 AS mods, s.n_ins_since_vacuum::float8 AS ins,
             EXISTS (SELECT 1 FROM pg_statistic p WHERE p.starelid = s.relid) AS stats
@@ -73,12 +88,15 @@ async function activity(embedded: EmbeddedDatabase): Promise<TableActivity[]> {
     modifiedSinceAnalyze: Number(r.mods),
     insertedSinceVacuum: Number(r.ins),
     hasStatistics: r.stats,
+    pagesAtStatistics: Number(r.relpages),
+    pages: Number(r.pages),
   }));
 }
 
 /**
- * One pass: every table that needs it is analysed or vacuumed (`firstPass`: every table is
- * analysed), and the full-text indexes' pending lists are merged. Returns what was done.
+ * One pass: every table that needs it is analysed or vacuumed (`firstPass`: also those whose
+ * size moved since their statistics), and the full-text indexes' pending lists are merged.
+ * Returns what was done.
  */
 export async function maintainEmbedded(embedded: EmbeddedDatabase, opts: { firstPass?: boolean; stopped?: () => boolean } = {}): Promise<MaintenanceStep[]> {
   const tables = await embedded.lock.run(async () => {
@@ -108,7 +126,7 @@ export async function maintainEmbedded(embedded: EmbeddedDatabase, opts: { first
 }
 
 export interface MaintenanceLoop {
-  /** Runs a pass now (after the current one, if any) and resolves with what it did. The first pass analyses every table. */
+  /** Runs a pass now (after the current one, if any) and resolves with what it did. The first pass also looks at the tables' sizes. */
   runNow(): Promise<MaintenanceStep[]>;
   stop(): Promise<void>;
 }

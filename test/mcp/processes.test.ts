@@ -56,7 +56,7 @@ describe('[pglite] brain up: the embedded brain as a real process', () => {
     expect(text(await personal.callTool({ name: 'get', arguments: { slug: 'env/nas' } }))).toContain('not_found');
     await personal.close();
     await client.close();
-    // PGlite has no autovacuum: the serving process analyses every table once at start.
+    // PGlite has no autovacuum: the serving process analyses, once at start, the tables never analysed or whose size moved.
     const first = proc;
     const maintained = () => first.output().split('\n').some((l) => l.includes('"msg":"embedded maintenance"') && l.includes('"table":"homelab.topics"'));
     await expect.poll(maintained, { timeout: 60_000 }).toBe(true);
