@@ -7,7 +7,7 @@ import { join, posix } from 'node:path';
 import { promisify } from 'node:util';
 import { kindForPath, DEFAULT_KIND_MAP, UnknownDirectoryError, type KindMap } from './kinds.js';
 import { parseLog, type IngestRecord } from './log.js';
-import { parsePage, renderChangedPage, type ParsedPage } from './page.js';
+import { parsePage, renderChangedPage, slugForPath, type ParsedPage } from './page.js';
 import { parseSidecar, renderSidecar, type Sidecar } from './sidecar.js';
 
 // The callback readFile/writeFile, promisified: on Node 20 they are two to three times
@@ -46,6 +46,19 @@ export interface BrainDirectory {
   problems: BrainProblem[];
 }
 
+/**
+ * A brain directory listed but its pages not read yet (import reads them a batch at a time, so
+ * its memory does not grow with the brain): the page paths, sorted; the special files and the
+ * sidecars, read (few and small); and the problems found so far.
+ */
+export interface ScannedBrain {
+  pagePaths: string[];
+  specials: SpecialFile[];
+  sidecars: Sidecar[];
+  ingestLog: IngestRecord[];
+  problems: BrainProblem[];
+}
+
 export interface ReadBrainOptions {
   /** Top directory → kind; replaces the default map (spread DEFAULT_KIND_MAP to extend it). */
   kindMap?: KindMap;
@@ -53,21 +66,33 @@ export interface ReadBrainOptions {
   rootKind?: string;
 }
 
+/** Every page, special file and sidecar of the directory, read into memory. */
 export async function readBrainDirectory(dir: string, opts: ReadBrainOptions = {}): Promise<BrainDirectory> {
+  const scanned = await scanBrainDirectory(dir, opts);
+  const { pages, problems } = await readBrainPages(dir, scanned.pagePaths, opts);
+  return { ...scanned, pages, problems: byPathOf([...scanned.problems, ...problems]) };
+}
+
+// Thousands of files read at once would run out of file descriptors.
+const READS_AT_ONCE = 32;
+
+async function readOrProblem(dir: string, rel: string, slot: ReturnType<typeof limiter>, problem: (path: string, reason: string) => void): Promise<Buffer | null> {
+  try {
+    return await slot(() => readFile(join(dir, rel)));
+  } catch (cause) {
+    problem(rel, `${rel}: cannot be read (${(cause as NodeJS.ErrnoException).code ?? cause})`);
+    return null;
+  }
+}
+
+/** Lists the directory: page paths, special files and sidecars (read), problems; no page is read. */
+export async function scanBrainDirectory(dir: string, opts: ReadBrainOptions = {}): Promise<ScannedBrain> {
   const kindMap = opts.kindMap ?? DEFAULT_KIND_MAP;
   const rootKind = opts.rootKind ?? 'concept';
-  const out: BrainDirectory = { pages: [], specials: [], sidecars: [], ingestLog: [], problems: [] };
+  const out: ScannedBrain = { pagePaths: [], specials: [], sidecars: [], ingestLog: [], problems: [] };
   const problem = (path: string, reason: string): void => void out.problems.push({ path, reason });
-
-  const slot = limiter(32); // thousands of files read at once would run out of file descriptors
-  async function read(rel: string): Promise<Buffer | null> {
-    try {
-      return await slot(() => readFile(join(dir, rel)));
-    } catch (cause) {
-      problem(rel, `${rel}: cannot be read (${(cause as NodeJS.ErrnoException).code ?? cause})`);
-      return null;
-    }
-  }
+  const slot = limiter(READS_AT_ONCE);
+  const read = (rel: string) => readOrProblem(dir, rel, slot, problem);
 
   async function walk(rel: string): Promise<void> {
     let entries;
@@ -101,20 +126,12 @@ export async function readBrainDirectory(dir: string, opts: ReadBrainOptions = {
       } else if (SPECIAL_FILE_NAMES.includes(e.name)) {
         tasks.push(readSpecial(path));
       } else if (e.name.endsWith('.md')) {
-        tasks.push(readPage(path));
+        out.pagePaths.push(path);
       } else {
         problem(path, `${path}: not a markdown page (.md) or a .raw/ sidecar; not imported`);
       }
     }
     await Promise.all(tasks);
-  }
-
-  async function readPage(path: string): Promise<void> {
-    const bytes = await read(path);
-    if (!bytes) return;
-    const page = parsePage(bytes, path);
-    for (const w of page.warnings) problem(path, w);
-    out.pages.push({ ...page, kind: kindForPath(path, kindMap, rootKind) });
   }
 
   async function readSpecial(path: string): Promise<void> {
@@ -150,18 +167,42 @@ export async function readBrainDirectory(dir: string, opts: ReadBrainOptions = {
   }
 
   await walk('');
-  // Parallel reads finish in any order; sort so the result does not depend on timing.
-  const byPath = <T extends { relPath: string }>(a: T, b: T): number => (a.relPath < b.relPath ? -1 : a.relPath > b.relPath ? 1 : 0);
-  out.pages.sort(byPath);
+  // Parallel listings finish in any order; sort so the result does not depend on timing.
+  out.pagePaths.sort();
   out.specials.sort(byPath);
   out.sidecars.sort(byPath);
-  const slugs = new Set(out.pages.map((p) => p.slug));
+  const slugs = new Set(out.pagePaths.map(slugForPath));
   for (const s of out.sidecars) {
     if (!slugs.has(s.slug)) problem(s.relPath, `${s.relPath}: sidecar for "${s.slug}", which is not a page; kept, but its raw data has no page`);
   }
-  out.problems.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  out.problems = byPathOf(out.problems);
   return out;
 }
+
+/**
+ * Reads and parses the pages at `paths` (from scanBrainDirectory), in their order. A page that
+ * cannot be read is a problem and missing from `pages`; a page read with a caveat is in both.
+ */
+export async function readBrainPages(dir: string, paths: readonly string[], opts: ReadBrainOptions = {}): Promise<{ pages: BrainPage[]; problems: BrainProblem[] }> {
+  const kindMap = opts.kindMap ?? DEFAULT_KIND_MAP;
+  const rootKind = opts.rootKind ?? 'concept';
+  const problems: BrainProblem[] = [];
+  const problem = (path: string, reason: string): void => void problems.push({ path, reason });
+  const slot = limiter(READS_AT_ONCE);
+  const read = await Promise.all(paths.map((path) => readOrProblem(dir, path, slot, problem)));
+  const pages: BrainPage[] = [];
+  read.forEach((bytes, i) => {
+    if (!bytes) return;
+    const path = paths[i]!;
+    const page = parsePage(bytes, path);
+    for (const w of page.warnings) problem(path, w);
+    pages.push({ ...page, kind: kindForPath(path, kindMap, rootKind) });
+  });
+  return { pages, problems };
+}
+
+const byPath = <T extends { relPath: string }>(a: T, b: T): number => (a.relPath < b.relPath ? -1 : a.relPath > b.relPath ? 1 : 0);
+const byPathOf = (problems: BrainProblem[]): BrainProblem[] => problems.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 
 /**
  * Writes pages (unchanged pages byte for byte, edited ones re-rendered), special files and

@@ -4,11 +4,14 @@
 // reason and leaves nothing behind. Files unchanged since the last import are skipped,
 // so a second run writes nothing at all. Ends with a validation report, including a
 // content check: every page is rendered back from the database and compared with the file.
+// Pages are read, written and checked a batch at a time, and only a few facts of each page
+// (its path, slug and hash) are kept between batches, so the import's memory does not grow
+// with the brain.
 import { stat } from 'node:fs/promises';
 import { sql } from 'kysely';
 import { write, type BrainContext } from '../knowledge/context.js';
 import { asBrainError, BrainError } from '../knowledge/errors.js';
-import { readBrainDirectory, type SpecialFile } from './directory.js';
+import { readBrainPages, scanBrainDirectory, type SpecialFile } from './directory.js';
 import { renderSnapshot } from './export.js';
 import { isCalendarDate } from './episode-mapping.js';
 import { DEFAULT_KIND_MAP, type KindMap } from './kinds.js';
@@ -21,10 +24,12 @@ import { createLintRun } from '../curation/lint-batches.js';
 import { importedDuplicates, type JudgedDuplicate } from '../curation/lint-judgement.js';
 import type { ImportedMeta } from './page-content.js';
 import type { Sidecar } from './sidecar.js';
-import { loadSnapshot } from './snapshot.js';
+import { loadFiles, loadSnapshot } from './snapshot.js';
 
 /** Pages per transaction on the happy path (see flush). */
 const BATCH = 100;
+/** Pages read from disk at a time, and cards rendered back at a time by the content check. */
+const READ_BATCH = 500;
 
 export interface ImportProgress {
   done: number;
@@ -80,15 +85,14 @@ export async function importBrain(ctx: BrainContext, dir: string, opts: ImportOp
   const isDir = await stat(dir).then((s) => s.isDirectory(), () => false);
   if (!isDir) throw new BrainError('not_found', `${dir} is not a directory`, 'Pass the GBrain brain directory (the one holding people/, companies/, ...).');
 
-  const brain = await readBrainDirectory(dir, { kindMap, rootKind });
+  const brain = await scanBrainDirectory(dir, { kindMap, rootKind });
   const read = performance.now();
+  // Problems found while listing and reading: a caveat about a page that was read is a
+  // warning; anything else was not imported. Sorted by path at the end, before the failures
+  // found while planning and writing, in page order.
+  const readFailed: ImportProblem[] = [...brain.problems];
   const failed: ImportProblem[] = [];
   const warnings: ImportProblem[] = [];
-  const pagePaths = new Set(brain.pages.map((p) => p.relPath));
-  for (const p of brain.problems) {
-    // A problem naming a page that was read is a caveat; anything else was not imported.
-    (pagePaths.has(p.path) ? warnings : failed).push(p);
-  }
 
   const db = ctx.db.withSchema(subject);
   const imported = new Map((await db.selectFrom('gbrain_pages').select(['topic_id', 'rel_path', 'sha256', 'imported']).execute()).map((r) => [r.rel_path, r]));
@@ -97,11 +101,12 @@ export async function importBrain(ctx: BrainContext, dir: string, opts: ImportOp
   const fileByPath = new Map(files.map((f) => [f.rel_path, f]));
   const sidecarByTopic = new Map(files.filter((f) => f.role === 'sidecar' && f.topic_id !== null).map((f) => [f.topic_id!, f]));
   const sidecarBySlug = new Map(brain.sidecars.map((s) => [s.slug, s]));
+  const pagePaths = new Set(brain.pagePaths);
 
   const report: ImportReport = {
     subject,
     dir,
-    pages: { found: brain.pages.length, created: 0, updated: 0, unchanged: 0, failed: 0, stored: 0 },
+    pages: { found: 0, created: 0, updated: 0, unchanged: 0, failed: 0, stored: 0 },
     links: { parsed: 0, distinct: 0, stored: 0, missingTargets: [] },
     timeline: { entries: 0, episodes: 0 },
     sidecars: { found: brain.sidecars.length, stored: 0, rawSources: 0 },
@@ -116,10 +121,12 @@ export async function importBrain(ctx: BrainContext, dir: string, opts: ImportOp
     timings: { read: (read - started) / 1000, write: 0, validate: 0, duplicates: 0 },
   };
 
-  const total = brain.pages.length + brain.specials.length + brain.sidecars.filter((s) => !pagePaths.has(`${s.slug}.md`)).length;
+  const total = brain.pagePaths.length + brain.specials.length + brain.sidecars.filter((s) => !pagePaths.has(`${s.slug}.md`)).length;
   let done = 0;
   const tick = (): void => opts.onProgress?.({ done: ++done, total });
-  const plans: PagePlan[] = [];
+  // What the content check needs of each planned page, and no more.
+  const planned: PlannedPage[] = [];
+  const linkTargets = new Set<string>();
   const slugOwner = new Map<string, string>();
   const usedSidecars = new Set<Sidecar>();
 
@@ -162,46 +169,55 @@ export async function importBrain(ctx: BrainContext, dir: string, opts: ImportOp
     }
   };
 
-  for (const page of brain.pages) {
-    const sidecar = sidecarBySlug.get(page.slug);
-    if (sidecar) usedSidecars.add(sidecar);
-    let plan: PagePlan;
-    try {
-      plan = planPage(page, sidecar);
-      const owner = slugOwner.get(plan.slug);
-      if (owner) throw new PagePlanError(`${page.relPath}: its slug "${plan.slug}" is already taken by ${owner}`);
-      slugOwner.set(plan.slug, page.relPath);
-    } catch (error) {
-      if (!(error instanceof PagePlanError)) throw error;
-      failed.push({ path: page.relPath, reason: error.message });
-      report.pages.failed++;
-      tick();
-      continue;
-    }
-    for (const w of plan.warnings) warnings.push({ path: plan.relPath, reason: w });
-    plans.push(plan);
-    report.links.parsed += plan.linksParsed;
-    report.links.distinct += plan.links.size;
-    report.timeline.entries += plan.episodes.length;
+  for (let from = 0; from < brain.pagePaths.length; from += READ_BATCH) {
+    const paths = brain.pagePaths.slice(from, from + READ_BATCH);
+    const { pages, problems } = await readBrainPages(dir, paths, { kindMap, rootKind });
+    const readOk = new Set(pages.map((p) => p.relPath));
+    for (const p of problems) (readOk.has(p.path) ? warnings : readFailed).push(p);
+    report.pages.found += pages.length;
+    for (const page of pages) {
+      const sidecar = sidecarBySlug.get(page.slug);
+      if (sidecar) usedSidecars.add(sidecar);
+      let plan: PagePlan;
+      try {
+        plan = planPage(page, sidecar);
+        const owner = slugOwner.get(plan.slug);
+        if (owner) throw new PagePlanError(`${page.relPath}: its slug "${plan.slug}" is already taken by ${owner}`);
+        slugOwner.set(plan.slug, page.relPath);
+      } catch (error) {
+        if (!(error instanceof PagePlanError)) throw error;
+        failed.push({ path: page.relPath, reason: error.message });
+        report.pages.failed++;
+        tick();
+        continue;
+      }
+      for (const w of plan.warnings) warnings.push({ path: plan.relPath, reason: w });
+      planned.push({ relPath: plan.relPath, slug: plan.slug, sha256: plan.sha256, ...(plan.sidecar ? { sidecar: { relPath: plan.sidecar.relPath, sha256: plan.sidecar.sha256 } } : {}) });
+      for (const to of plan.links.keys()) linkTargets.add(to);
+      report.links.parsed += plan.linksParsed;
+      report.links.distinct += plan.links.size;
+      report.timeline.entries += plan.episodes.length;
 
-    const before = imported.get(plan.relPath);
-    const topicId = topicIds.get(plan.slug);
-    const sidecarRow = topicId !== undefined ? sidecarByTopic.get(topicId) : undefined;
-    const unchanged = before !== undefined && before.topic_id === topicId && before.sha256 === plan.sha256 && sidecarRow?.sha256 === plan.sidecar?.sha256;
-    if (unchanged) {
-      report.pages.unchanged++;
-      tick();
-      continue;
+      const before = imported.get(plan.relPath);
+      const topicId = topicIds.get(plan.slug);
+      const sidecarRow = topicId !== undefined ? sidecarByTopic.get(topicId) : undefined;
+      const unchanged = before !== undefined && before.topic_id === topicId && before.sha256 === plan.sha256 && sidecarRow?.sha256 === plan.sidecar?.sha256;
+      if (unchanged) {
+        report.pages.unchanged++;
+        tick();
+        continue;
+      }
+      const prev: PreviousImport = {
+        ...(topicId !== undefined ? { topicId } : {}),
+        ...(before && before.topic_id === topicId ? { imported: before.imported as ImportedMeta } : {}),
+        ...(sidecarRow ? { sidecarPath: sidecarRow.rel_path } : {}),
+      };
+      batch.push({ plan, prev });
+      if (batch.length >= BATCH) await flush();
     }
-    const prev: PreviousImport = {
-      ...(topicId !== undefined ? { topicId } : {}),
-      ...(before && before.topic_id === topicId ? { imported: before.imported as ImportedMeta } : {}),
-      ...(sidecarRow ? { sidecarPath: sidecarRow.rel_path } : {}),
-    };
-    batch.push({ plan, prev });
-    if (batch.length >= BATCH) await flush();
   }
   await flush();
+  imported.clear();
 
   // Special files, each on its own (log.md with its ingest records), and sidecars of no page.
   for (const special of brain.specials) {
@@ -214,16 +230,26 @@ export async function importBrain(ctx: BrainContext, dir: string, opts: ImportOp
     await storeFile(ctx, s, 'sidecar', fileByPath.get(s.relPath)?.sha256, undefined, opts.reason, failed, warnings);
     tick();
   }
+  failed.unshift(...readFailed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
 
   const written = performance.now();
   report.timings.write = (written - read) / 1000;
-  await validate(ctx, plans, brain.specials, brain.sidecars, topicIds, report);
+  const unattached = [...brain.specials, ...brain.sidecars.filter((s) => !usedSidecars.has(s))];
+  await validate(ctx, planned, unattached, linkTargets, topicIds, report);
   const validated = performance.now();
   report.timings.validate = (validated - written) / 1000;
   report.possibleDuplicates = await importedDuplicates(createLintRun(ctx), created);
   report.timings.duplicates = (performance.now() - validated) / 1000;
   report.seconds = (performance.now() - started) / 1000;
   return report;
+}
+
+/** A page that was planned (written, or unchanged): what the content check compares it with. */
+interface PlannedPage {
+  relPath: string;
+  slug: string;
+  sha256: string;
+  sidecar?: { relPath: string; sha256: string };
 }
 
 async function storeFile(
@@ -276,30 +302,51 @@ async function storeFile(
   }
 }
 
-/** Counts what was stored against what was read, and renders every file back to compare bytes. */
-async function validate(ctx: BrainContext, plans: PagePlan[], specials: SpecialFile[], sidecars: Sidecar[], topicIds: Map<string, number>, report: ImportReport): Promise<void> {
+/**
+ * Counts what was stored against what was read, and renders every file back to compare bytes:
+ * the planned pages (and their sidecars) a batch of cards at a time, then the files of no page.
+ */
+async function validate(
+  ctx: BrainContext,
+  planned: readonly PlannedPage[],
+  unattached: readonly (SpecialFile | Sidecar)[],
+  linkTargets: ReadonlySet<string>,
+  topicIds: ReadonlyMap<string, number>,
+  report: ImportReport,
+): Promise<void> {
   const subject = ctx.subject.name;
-  const snap = await loadSnapshot(ctx.db, subject);
-  const { files } = renderSnapshot(snap);
-  const rendered = new Map(files.map((f) => [f.relPath, f.bytes]));
-  const expected = new Map<string, string>();
-  for (const p of plans) expected.set(p.relPath, p.sha256);
-  for (const f of [...specials, ...sidecars]) expected.set(f.relPath, sha256(f.bytes));
-  for (const [path, sha] of expected) {
+  const compare = (path: string, expected: string, bytes: Buffer | undefined): void => {
     report.contentCheck.checked++;
-    const bytes = rendered.get(path);
-    if (bytes && sha256(bytes) === sha) report.contentCheck.identical++;
+    if (bytes && sha256(bytes) === expected) report.contentCheck.identical++;
     else report.contentCheck.different.push(path);
+  };
+  const ids = new Set<number>();
+  for (let from = 0; from < planned.length; from += READ_BATCH) {
+    const pages = planned.slice(from, from + READ_BATCH);
+    const batchIds = [...new Set(pages.flatMap((p) => (topicIds.has(p.slug) ? [topicIds.get(p.slug)!] : [])))];
+    const snap = await loadSnapshot(ctx.db, subject, batchIds, { files: 'of-cards' });
+    const rendered = new Map(renderSnapshot(snap).files.map((f) => [f.relPath, f.bytes]));
+    for (const p of pages) {
+      compare(p.relPath, p.sha256, rendered.get(p.relPath));
+      if (p.sidecar) compare(p.sidecar.relPath, p.sidecar.sha256, rendered.get(p.sidecar.relPath));
+    }
+    const ours = new Set(pages.map((p) => p.relPath));
+    const sidecarsOf = new Set(pages.flatMap((p) => (p.sidecar ? [p.sidecar.relPath] : [])));
+    const cards = snap.cards.filter((c) => c.page && ours.has(c.page.relPath));
+    for (const c of cards) ids.add(c.id);
+    report.pages.stored += cards.length;
+    report.sidecars.stored += snap.files.filter((f) => f.role === 'sidecar' && sidecarsOf.has(f.relPath)).length;
+    report.sidecars.rawSources += cards.reduce((n, c) => n + c.raw.length, 0);
+    report.timeline.episodes += cards.reduce((n, c) => n + (c.page!.imported.episodes ?? []).filter((e) => c.episodes.some((x) => x.id === e.id)).length, 0);
+  }
+  const stored = new Map((await loadFiles(ctx.db, subject, { unattached: true })).map((f) => [f.relPath, f]));
+  for (const f of unattached) {
+    const file = stored.get(f.relPath);
+    compare(f.relPath, sha256(f.bytes), file?.bytes);
+    if (file?.role === 'sidecar') report.sidecars.stored++;
+    if (file?.role === 'special') report.specialFiles.stored++;
   }
 
-  const ours = new Set(plans.map((p) => p.relPath));
-  const cards = snap.cards.filter((c) => c.page && ours.has(c.page.relPath));
-  report.pages.stored = cards.length;
-  report.sidecars.stored = snap.files.filter((f) => f.role === 'sidecar' && expected.has(f.relPath)).length;
-  report.sidecars.rawSources = cards.reduce((n, c) => n + c.raw.length, 0);
-  report.specialFiles.stored = snap.files.filter((f) => f.role === 'special' && expected.has(f.relPath)).length;
-  report.timeline.episodes = cards.reduce((n, c) => n + (c.page!.imported.episodes ?? []).filter((e) => c.episodes.some((x) => x.id === e.id)).length, 0);
-  const ids = new Set(cards.map((c) => c.id));
   const db = ctx.db.withSchema(subject);
   const perCard = await db
     .selectFrom('links as l')
@@ -312,9 +359,7 @@ async function validate(ctx: BrainContext, plans: PagePlan[], specials: SpecialF
   report.links.stored = perCard.reduce((n, r) => n + (ids.has(r.from_topic_id) ? Number(r.n) : 0), 0);
   const [log] = await db.selectFrom('gbrain_ingest_log').select((eb) => eb.fn.countAll<number>().as('n')).where('origin', '=', 'log.md').execute();
   report.ingestLog.stored = Number(log?.n ?? 0);
-  const missing = new Set<string>();
-  for (const p of plans) for (const to of p.links.keys()) if (!topicIds.has(to)) missing.add(to);
-  report.links.missingTargets = [...missing].sort();
+  report.links.missingTargets = [...linkTargets].filter((to) => !topicIds.has(to)).sort();
   report.ok =
     report.failed.length === 0 &&
     report.pages.stored === report.pages.found &&

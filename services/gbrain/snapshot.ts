@@ -39,11 +39,17 @@ export function toBuffer(b: Uint8Array): Buffer {
   return Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 }
 
+export interface SnapshotOptions {
+  /** 'all' (default): every file of the subject; 'of-cards': only the sidecars of the cards loaded. */
+  files?: 'all' | 'of-cards';
+}
+
 /** The cards of `subject` (all, or those with the given ids) with their tags, episodes, raw data and import record. */
-export async function loadSnapshot(db: Db | Trx, subject: string, topicIds?: readonly number[]): Promise<BrainSnapshot> {
+export async function loadSnapshot(db: Db | Trx, subject: string, topicIds?: readonly number[], opts: SnapshotOptions = {}): Promise<BrainSnapshot> {
   const s = db.withSchema(subject);
   const only = topicIds ? [...topicIds] : undefined;
-  if (only && only.length === 0) return { cards: [], files: await loadFiles(db, subject) };
+  const filesOf = opts.files === 'of-cards' ? { topicIds: only } : {};
+  if (only && only.length === 0) return { cards: [], files: opts.files === 'of-cards' ? [] : await loadFiles(db, subject) };
   let topicsQ = s.selectFrom('topics').select(['id', 'slug', 'kind', 'title', 'body', 'timeline', sql<string>`frontmatter::text`.as('frontmatter_text')]);
   let tagsQ = s.selectFrom('topic_tags').select(['topic_id', 'tag']);
   let episodesQ = s
@@ -66,7 +72,7 @@ export async function loadSnapshot(db: Db | Trx, subject: string, topicIds?: rea
   const episodes = await episodesQ.orderBy('e.occurred_at', 'desc').orderBy('e.id', 'desc').execute();
   const raws = await rawQ.orderBy('topic_id').orderBy('source').execute();
   const pages = await pagesQ.execute();
-  const files = await loadFiles(db, subject);
+  const files = await loadFiles(db, subject, filesOf);
 
   const cards = new Map<number, CardSnapshot>();
   for (const t of topics) {
@@ -84,7 +90,11 @@ export async function loadSnapshot(db: Db | Trx, subject: string, topicIds?: rea
   return { cards: [...cards.values()], files };
 }
 
-async function loadFiles(db: Db | Trx, subject: string): Promise<FileSnapshot[]> {
-  const rows = await db.withSchema(subject).selectFrom('gbrain_files').select(['rel_path', 'role', 'topic_id', 'bytes', 'sha256', 'fingerprint']).orderBy('rel_path').execute();
+/** The subject's stored GBrain files: all; or those of some cards (`topicIds`, undefined: all); or those of no card (`unattached`). */
+export async function loadFiles(db: Db | Trx, subject: string, which: { topicIds?: readonly number[] | undefined; unattached?: boolean } = {}): Promise<FileSnapshot[]> {
+  let q = db.withSchema(subject).selectFrom('gbrain_files').select(['rel_path', 'role', 'topic_id', 'bytes', 'sha256', 'fingerprint']);
+  if (which.unattached) q = q.where('topic_id', 'is', null);
+  if (which.topicIds) q = which.topicIds.length === 0 ? q.where(sql<boolean>`false`) : q.where('topic_id', 'in', [...which.topicIds]);
+  const rows = await q.orderBy('rel_path').execute();
   return rows.map((r) => ({ relPath: r.rel_path, role: r.role, topicId: r.topic_id, bytes: toBuffer(r.bytes), sha256: r.sha256, fingerprint: r.fingerprint }));
 }
