@@ -12,14 +12,17 @@ import { Mutex } from './mutex.js';
 const INT8 = 20;
 
 /**
- * PGlite's page cache (shared_buffers), which it allocates in full at start: 128 MB (Postgres's
- * default) costs about 300 MB of memory per open brain, 512 MB about 700 MB. A page not in it
- * is a file read through the WASM file-system layer, and a brain of 100k cards holds about
- * 300 MB of cards and full-text index and 300 MB of vector index, read at scattered pages by
- * every search: there, 128 MB makes hybrid search about 1.8 times slower (docs/retrieval.md).
- * So the cache follows the brain's size on disk, half of it, between these bounds.
+ * PGlite's page cache (shared_buffers), which it allocates and touches in full at start: RSS is
+ * about 180 MB plus 1.2 times the cache (measured: 181 MB at 16 MB, 301 MB at 128 MB, 700 MB at
+ * 512 MB). A page not in it is a file read through the WASM file-system layer, and a brain of
+ * 100k cards holds about 300 MB of cards and full-text index and 300 MB of vector index, read at
+ * scattered pages by every search: there, 128 MB makes hybrid search about 1.8 times slower
+ * (docs/retrieval.md). A small brain needs little: on 7,500 GBrain pages (214 MB of relations)
+ * keyword search took the same CPU per query with 32, 64 or 128 MB (warm p50 17-20 ms), and 16 MB
+ * was 25-50% slower. So the cache follows the brain's size on disk, half of it, between these
+ * bounds: it is sized by what the brain holds, not by a fixed floor.
  */
-export const SHARED_BUFFERS_MB = { min: 128, max: 512 };
+export const SHARED_BUFFERS_MB = { min: 32, max: 512 };
 
 /**
  * The full-text indexes' pending list, in kB (Postgres's default is 4 MB). A write to a card puts
@@ -42,10 +45,10 @@ export const GIN_PENDING_LIST_KB = 256;
  * by default: 193 MB of a 313 MB data directory after a 7,500-page import). So the brain
  * checkpoints itself once this much WAL has been written since the last checkpoint
  * (checkpointIfDue, every CHECKPOINT_CHECK_MS while open; a checkpoint took 70-80 ms), and
- * keeps at most 64 MB of segments (min_wal_size is two 16 MB segments, the least allowed).
+ * keeps two 16 MB segments at most (min_wal_size and max_wal_size at the least Postgres allows).
  */
 export const WAL_CHECKPOINT_BYTES = 32 * 2 ** 20;
-export const WAL_KEEP = { minMb: 32, maxMb: 64 };
+export const WAL_KEEP = { minMb: 32, maxMb: 32 };
 export const CHECKPOINT_CHECK_MS = 15_000;
 
 export interface EmbeddedOptions {

@@ -36,6 +36,8 @@ export interface PlannerQualityReport {
 const VARIANTS: Record<string, PlanLimits | undefined> = {
   planned: undefined,
   'no word dropped': { ...DEFAULT_PLAN_LIMITS, budget: Infinity },
+  'rerank x2': { ...DEFAULT_PLAN_LIMITS, rerankFactor: 2 },
+  'rerank x4': { ...DEFAULT_PLAN_LIMITS, rerankFactor: 4 },
   'rerank x10': { ...DEFAULT_PLAN_LIMITS, rerankFactor: 10 },
   'rerank x20': { ...DEFAULT_PLAN_LIMITS, rerankFactor: 20 },
   'never planned': { ...DEFAULT_PLAN_LIMITS, rankAll: Infinity },
