@@ -311,12 +311,27 @@ async function ensureSubjectSchema(session: SqlSession, cfg: SubjectsConfig, sub
   ]);
 }
 
-/** Settings the triggers read (the role prefix tells an upcast from personal's own write). */
+/**
+ * Settings the triggers read (the role prefix tells an upcast from personal's own write). The
+ * per-row triggers take the prefix from brain.role_prefix(), which is made here to return it as
+ * a constant (migrations/global/0013_role_prefix.sql), as the owner, who owns the function.
+ */
 async function syncSettings(session: SqlSession, cfg: SubjectsConfig): Promise<void> {
   await session.query(
     `INSERT INTO brain.settings (key, value) VALUES ('role_prefix', $1)
      ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value WHERE brain.settings.value IS DISTINCT FROM EXCLUDED.value`,
     [cfg.rolePrefix],
+  );
+  const rows = await session.query<{ body: string | null; volatile: string | null; config: boolean }>(
+    "SELECT p.prosrc AS body, p.provolatile::text AS volatile, p.proconfig IS NOT NULL AS config FROM pg_proc p WHERE p.oid = to_regprocedure('brain.role_prefix()')",
+  );
+  // No SET clause (Postgres would not inline it) and nothing to resolve: the type is qualified.
+  const body = ` SELECT ${literal(cfg.rolePrefix)}::pg_catalog.text `;
+  if (rows[0]?.body === body && rows[0].volatile === 'i' && !rows[0].config) return;
+  await session.exec(
+    `SET ROLE ${ident(cfg.ownerRole)};
+     CREATE OR REPLACE FUNCTION brain.role_prefix() RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$${body}$$;
+     RESET ROLE`,
   );
 }
 

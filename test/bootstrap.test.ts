@@ -26,6 +26,20 @@ describeOnBothDatabases('bootstrap', (brain) => {
     expect(await catalogSnapshot(brain().admin, brain().config.rolePrefix)).toEqual(before);
   });
 
+  it('makes brain.role_prefix() the prefix as a constant, owned by the owner, and the stamp triggers name their sequence', async () => {
+    const [fn] = await brain().admin.query<{ value: string; volatile: string; owner: string; config: string[] | null }>(
+      `SELECT brain.role_prefix() AS value, p.provolatile::text AS volatile, pg_get_userbyid(p.proowner) AS owner, p.proconfig AS config
+         FROM pg_proc p WHERE p.oid = 'brain.role_prefix()'::regprocedure`,
+    );
+    expect(fn).toEqual({ value: brain().config.rolePrefix, volatile: 'i', owner: brain().config.ownerRole, config: null });
+    const stamps = await brain().admin.query<{ tbl: string; args: string }>(
+      `SELECT c.relname AS tbl, encode(t.tgargs, 'escape') AS args FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+        WHERE c.relnamespace = 'homelab'::regnamespace AND t.tgname LIKE '%\_05\_stamp' ORDER BY 1`,
+    );
+    expect(stamps.length).toBeGreaterThanOrEqual(8);
+    for (const s of stamps) expect(s.args, s.tbl).toContain(`seq=${s.tbl}_id_seq`);
+  });
+
   it('the catalog digest and snapshot do not depend on where rows sit in the catalog', async () => {
     // Revoking and re-granting one default privilege deletes its pg_default_acl row and
     // writes it again at the end of the heap: the same catalog, in another physical order.

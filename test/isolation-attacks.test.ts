@@ -68,9 +68,11 @@ describeOnBothDatabases('isolation attacks from a project role', (brain, target)
           AND has_function_privilege($1, p.oid, 'EXECUTE') ORDER BY 1`,
       [homelab],
     );
-    // Pure helpers (text search, change detection, readiness): they read nothing a role could not.
+    // Pure helpers (text search, change detection, readiness, the role prefix every role can read
+    // in brain.settings): they read nothing a role could not.
     const allowed = new Set([
       'brain.text_search_config()',
+      'brain.role_prefix()',
       'brain.same_content(anyelement,anyelement)',
       'brain.tx_setting(text)',
       'brain.schema_status()',

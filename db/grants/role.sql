@@ -6,7 +6,7 @@ GRANT CONNECT ON DATABASE {{database}} TO {{role}};
 GRANT USAGE ON SCHEMA brain, brain_ext TO {{role}};
 GRANT SELECT ON brain.kinds, brain.settings TO {{role}};
 -- Pure helpers that our SECURITY INVOKER triggers call as the writer.
-GRANT EXECUTE ON FUNCTION brain.text_search_config(), brain.same_content(anyelement, anyelement), brain.tx_setting(text) TO {{role}};
+GRANT EXECUTE ON FUNCTION brain.text_search_config(), brain.same_content(anyelement, anyelement), brain.tx_setting(text), brain.role_prefix() TO {{role}};
 -- Readiness: applied migration numbers and the deny-list's rule count (never the rules).
 GRANT EXECUTE ON FUNCTION brain.schema_status() TO {{role}};
 -- brain_private (the deny-list and its tokens) is deliberately absent: no app role may
