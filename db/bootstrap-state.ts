@@ -31,10 +31,26 @@ export interface BootstrapState {
   catalog: string;
 }
 
-/** The modules whose code decides what the bootstrap does (compiled .js in dist/, .ts in tests). */
-const CODE = ['bootstrap', 'migrate', 'sync-deny-list', 'bootstrap-state'].map((m) =>
-  fileURLToPath(new URL(`./${m}${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url)),
-);
+/** The modules whose code decides what the bootstrap does. */
+const CODE_MODULES = ['bootstrap', 'migrate', 'sync-deny-list', 'bootstrap-state'] as const;
+
+/**
+ * Compiled into the bundle by scripts/bundle.mjs (its bootstrapCodeDigest): the digest of the
+ * compiled modules it was built from, which the bundle holds as no files of their own.
+ */
+declare const BRAIN_BOOTSTRAP_CODE_DIGEST: string | undefined;
+
+/** A digest of the bootstrap's code: its module files beside this one (.js in dist/, .ts in tests), else the bundle's. */
+export function bootstrapCodeDigest(): string {
+  if (typeof BRAIN_BOOTSTRAP_CODE_DIGEST === 'string') return BRAIN_BOOTSTRAP_CODE_DIGEST;
+  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+  const h = createHash('sha256');
+  for (const m of CODE_MODULES) {
+    const file = fileURLToPath(new URL(`./${m}${ext}`, import.meta.url));
+    h.update(`${m}\0${existsSync(file) ? readFileSync(file, 'utf8') : 'missing'}\0`);
+  }
+  return h.digest('hex');
+}
 
 export function bootstrapInputs(opts: BootstrapOptions & { migrationsDir: string; grantsDir: string }): string {
   const h = createHash('sha256');
@@ -43,7 +59,7 @@ export function bootstrapInputs(opts: BootstrapOptions & { migrationsDir: string
     for (const m of loadMigrations(opts.migrationsDir, track)) add(`migration ${m.file}`, m.checksum);
   }
   for (const f of readdirSync(opts.grantsDir).filter((f) => f.endsWith('.sql')).sort()) add(`grants ${f}`, readFileSync(join(opts.grantsDir, f), 'utf8'));
-  for (const file of CODE) add(`code ${file}`, existsSync(file) ? readFileSync(file, 'utf8') : 'missing');
+  add('code', bootstrapCodeDigest());
   add('subjects', JSON.stringify(opts.subjects));
   add('kinds', JSON.stringify(opts.kinds));
   add('deny-list', JSON.stringify(opts.denyList));
