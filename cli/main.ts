@@ -4,6 +4,7 @@ import module from 'node:module';
 import { ConfigError } from '../config/errors.js';
 import { commands, loadCommand } from './commands/index.js';
 import { CliError } from './output.js';
+import { chooseWasmTiers } from './wasm-tiers.js';
 
 // Node 22.1 and later keep the compiled code of the modules a command loads on disk between
 // runs (in the system's temporary folder), which makes every start after the first faster;
@@ -12,6 +13,7 @@ import { CliError } from './output.js';
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  chooseWasmTiers(name);
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     printHelp();
     return name ? 0 : 2;

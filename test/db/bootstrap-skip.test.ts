@@ -5,6 +5,7 @@
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDenyList } from '../../config/deny-list.js';
 import { loadKinds } from '../../config/kinds.js';
@@ -103,7 +104,7 @@ describe('[pglite] the bootstrap check of a start', () => {
   it('a one-shot subject command keeps the record; one that ran as the admin after the check does not', async () => {
     await start();
     const conn = await openSubject(rt, 'homelab', undefined, { oneShot: true });
-    await conn.handle.db.selectFrom('homelab.topics').select('id').limit(1).execute();
+    await sql`SELECT count(*) FROM homelab.topics`.execute(conn.handle.db);
     await conn.close();
     expect((await start()).marks.at(-1)).toContain('as recorded at the last close');
 
