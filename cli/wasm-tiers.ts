@@ -15,7 +15,7 @@ const LONG_RUNNING = new Set(['serve', 'up', 'view', 'init', 'migrate', 'subject
 
 /** Before anything compiles PGlite's module: the flag is read when it is compiled. */
 export function chooseWasmTiers(command: string | undefined): 'liftoff only' | 'default' {
-  if (command === undefined || LONG_RUNNING.has(command) || process.env.BRAIN_WASM_TIERS === 'default') return 'default';
+  if (command === undefined || LONG_RUNNING.has(command)) return 'default';
   v8.setFlagsFromString('--liftoff-only');
   return 'liftoff only';
 }

@@ -56,11 +56,11 @@ const CODE_MODULES = ['bootstrap', 'migrate', 'sync-deny-list', 'bootstrap-state
  * Compiled into the bundle by scripts/bundle.mjs (its bootstrapCodeDigest): the digest of the
  * compiled modules it was built from, which the bundle holds as no files of their own.
  */
-declare const BRAIN_BOOTSTRAP_CODE_DIGEST: string | undefined;
+declare const __BOOTSTRAP_CODE_DIGEST__: string | undefined;
 
 /** A digest of the bootstrap's code: its module files beside this one (.js in dist/, .ts in tests), else the bundle's. */
 export function bootstrapCodeDigest(): string {
-  if (typeof BRAIN_BOOTSTRAP_CODE_DIGEST === 'string') return BRAIN_BOOTSTRAP_CODE_DIGEST;
+  if (typeof __BOOTSTRAP_CODE_DIGEST__ === 'string') return __BOOTSTRAP_CODE_DIGEST__;
   const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
   const h = createHash('sha256');
   for (const m of CODE_MODULES) {

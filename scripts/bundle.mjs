@@ -44,7 +44,7 @@ export async function bundle() {
     input: { brain: INPUT },
     platform: 'node',
     external: [/^@electric-sql\//, /^@energetic-ai\//, 'pg-native'],
-    transform: { define: { BRAIN_BOOTSTRAP_CODE_DIGEST: JSON.stringify(bootstrapCodeDigest()) } },
+    transform: { define: { __BOOTSTRAP_CODE_DIGEST__: JSON.stringify(bootstrapCodeDigest()) } },
     logLevel: 'warn',
   });
   try {
