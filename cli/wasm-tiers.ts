@@ -11,11 +11,13 @@
 import v8 from 'node:v8';
 
 /** Commands that run long enough for optimised WebAssembly to pay back its compile time. */
-const LONG_RUNNING = new Set(['serve', 'up', 'view', 'init', 'migrate', 'subjects', 'import', 'export', 'embed', 'lint', 'backup', 'restore', 'pipe', 'text-search']);
+export const LONG_RUNNING: ReadonlySet<string> = new Set(['serve', 'up', 'view', 'init', 'migrate', 'subjects', 'import', 'export', 'embed', 'lint', 'backup', 'restore', 'pipe', 'text-search']);
+
+export function wasmTiersFor(command: string | undefined): 'liftoff only' | 'default' {
+  return command === undefined || LONG_RUNNING.has(command) ? 'default' : 'liftoff only';
+}
 
 /** Before anything compiles PGlite's module: the flag is read when it is compiled. */
-export function chooseWasmTiers(command: string | undefined): 'liftoff only' | 'default' {
-  if (command === undefined || LONG_RUNNING.has(command)) return 'default';
-  v8.setFlagsFromString('--liftoff-only');
-  return 'liftoff only';
+export function chooseWasmTiers(command: string | undefined): void {
+  if (wasmTiersFor(command) === 'liftoff only') v8.setFlagsFromString('--liftoff-only');
 }
