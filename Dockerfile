@@ -5,8 +5,10 @@
 
 ARG NODE_IMAGE=node:24-slim
 
-# 1. Build: every dependency (TypeScript included), then the product's code into dist/
-#    (tsconfig.image.json: config, db, services, cli; not the benchmarks, which need test/).
+# 1. Build: every dependency (TypeScript and rolldown included), then the product's code into
+#    dist/ (tsconfig.image.json: config, db, services, cli; not the benchmarks, which need test/),
+#    then the CLI bundled into dist/cli/brain.js (scripts/bundle.mjs: a start loads a few dozen
+#    files instead of about 900). rolldown's native code is an optional dependency, no script.
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
@@ -14,6 +16,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY . .
 RUN npx tsc -p tsconfig.image.json
+RUN node scripts/bundle.mjs
 
 # 2. Production dependencies only, installed apart so the final stage gets no npm cache.
 FROM ${NODE_IMAGE} AS prod-deps

@@ -29,7 +29,8 @@ export async function withSubject(
   opts: { writes?: boolean } = {},
 ): Promise<number> {
   const rt = loadRuntimeConfig();
-  const conn = await openSubject(rt, subjectFrom(values));
+  // One-shot: its close need not ask Postgres what it already knows (openAdmin's close).
+  const conn = await openSubject(rt, subjectFrom(values), undefined, { oneShot: true });
   try {
     const ctx = await createContext(conn.subject, conn.handle.db);
     try {

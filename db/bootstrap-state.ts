@@ -12,9 +12,18 @@
 // exactly as a bootstrap would leave it, so no grant is stale and no migration missing. Any
 // difference (a new migration, an edited subjects.yaml, a grant added by hand) runs the whole
 // bootstrap, which puts it right. `brain init` always runs it.
+//
+// The catalog digest is one query, but over catalogs a cold Postgres in WebAssembly has not
+// read yet: 0.2-0.6 s of every start on a 2-core machine. So a clean close takes it again and,
+// when it still matches, records global/pg_control as the close left it (`closed`). Postgres
+// rewrites pg_control whenever it starts and whenever it stops; while the file is unchanged,
+// nothing has opened the data directory since that close, so the catalog is still the one
+// recorded and the next start skips the query too. Any open (this brain after a crash, another
+// program, another version) changes the file, and the start after it queries the catalog again.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { writeFileAtomically } from './data-dir.js';
 import { loadMigrations } from './migrate.js';
@@ -29,12 +38,37 @@ export interface BootstrapState {
   inputs: string;
   /** sha256 of the catalog state it decides. */
   catalog: string;
+  /** The last clean close found the catalog still `catalog` (see the top of the file). */
+  closed?: ClosedAsRecorded;
 }
 
-/** The modules whose code decides what the bootstrap does (compiled .js in dist/, .ts in tests). */
-const CODE = ['bootstrap', 'migrate', 'sync-deny-list', 'bootstrap-state'].map((m) =>
-  fileURLToPath(new URL(`./${m}${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url)),
-);
+export interface ClosedAsRecorded {
+  /** sha256 of global/pg_control just after that close. */
+  pgControl: string;
+  /** The PGlite build it ran on (the catalog digest also holds the server's version and extensions). */
+  engine: string;
+}
+
+/** The modules whose code decides what the bootstrap does. */
+const CODE_MODULES = ['bootstrap', 'migrate', 'sync-deny-list', 'bootstrap-state'] as const;
+
+/**
+ * Compiled into the bundle by scripts/bundle.mjs (its bootstrapCodeDigest): the digest of the
+ * compiled modules it was built from, which the bundle holds as no files of their own.
+ */
+declare const __BOOTSTRAP_CODE_DIGEST__: string | undefined;
+
+/** A digest of the bootstrap's code: its module files beside this one (.js in dist/, .ts in tests), else the bundle's. */
+export function bootstrapCodeDigest(): string {
+  if (typeof __BOOTSTRAP_CODE_DIGEST__ === 'string') return __BOOTSTRAP_CODE_DIGEST__;
+  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+  const h = createHash('sha256');
+  for (const m of CODE_MODULES) {
+    const file = fileURLToPath(new URL(`./${m}${ext}`, import.meta.url));
+    h.update(`${m}\0${existsSync(file) ? readFileSync(file, 'utf8') : 'missing'}\0`);
+  }
+  return h.digest('hex');
+}
 
 export function bootstrapInputs(opts: BootstrapOptions & { migrationsDir: string; grantsDir: string }): string {
   const h = createHash('sha256');
@@ -43,7 +77,7 @@ export function bootstrapInputs(opts: BootstrapOptions & { migrationsDir: string
     for (const m of loadMigrations(opts.migrationsDir, track)) add(`migration ${m.file}`, m.checksum);
   }
   for (const f of readdirSync(opts.grantsDir).filter((f) => f.endsWith('.sql')).sort()) add(`grants ${f}`, readFileSync(join(opts.grantsDir, f), 'utf8'));
-  for (const file of CODE) add(`code ${file}`, existsSync(file) ? readFileSync(file, 'utf8') : 'missing');
+  add('code', bootstrapCodeDigest());
   add('subjects', JSON.stringify(opts.subjects));
   add('kinds', JSON.stringify(opts.kinds));
   add('deny-list', JSON.stringify(opts.denyList));
@@ -93,7 +127,9 @@ export async function catalogDigest(session: SqlSession, rolePrefix: string): Pr
 export function readBootstrapState(dataDir: string): BootstrapState | undefined {
   try {
     const s = JSON.parse(readFileSync(join(dataDir, BOOTSTRAP_STATE_FILE), 'utf8')) as Partial<BootstrapState>;
-    return typeof s.inputs === 'string' && typeof s.catalog === 'string' ? { inputs: s.inputs, catalog: s.catalog } : undefined;
+    if (typeof s.inputs !== 'string' || typeof s.catalog !== 'string') return undefined;
+    const closed = typeof s.closed?.pgControl === 'string' && typeof s.closed.engine === 'string' ? { pgControl: s.closed.pgControl, engine: s.closed.engine } : undefined;
+    return { inputs: s.inputs, catalog: s.catalog, ...(closed ? { closed } : {}) };
   } catch {
     return undefined; // absent or unreadable: the bootstrap runs
   }
@@ -101,4 +137,53 @@ export function readBootstrapState(dataDir: string): BootstrapState | undefined 
 
 export function writeBootstrapState(dataDir: string, state: BootstrapState): void {
   writeFileAtomically(join(dataDir, BOOTSTRAP_STATE_FILE), `${JSON.stringify({ ...state, at: new Date().toISOString() })}\n`);
+}
+
+function pgControlDigest(dataDir: string): string | undefined {
+  try {
+    return createHash('sha256').update(readFileSync(join(dataDir, 'global', 'pg_control'))).digest('hex');
+  } catch {
+    return undefined;
+  }
+}
+
+let engine: string | undefined;
+/** The PGlite and pgvector packages' versions: what decides the server version and the extensions available. */
+function engineVersion(): string {
+  if (engine !== undefined) return engine;
+  const require = createRequire(import.meta.url);
+  engine = ['@electric-sql/pglite', '@electric-sql/pglite-pgvector']
+    .map((name) => {
+      try {
+        // dist/index.cjs in the package: its package.json is two folders up.
+        const pkg = join(require.resolve(name), '..', '..', 'package.json');
+        return `${name}@${(JSON.parse(readFileSync(pkg, 'utf8')) as { version?: string }).version ?? '?'}`;
+      } catch {
+        return `${name}@?`;
+      }
+    })
+    .join(' ');
+  return engine;
+}
+
+/**
+ * Before PGlite opens the data directory (which rewrites pg_control): the catalog digest
+ * the last clean close confirmed, when nothing has opened the directory since; else undefined.
+ */
+export function catalogAsClosed(dataDir: string, state = readBootstrapState(dataDir)): string | undefined {
+  if (!state?.closed) return undefined;
+  return state.closed.pgControl === pgControlDigest(dataDir) && state.closed.engine === engineVersion() ? state.catalog : undefined;
+}
+
+/**
+ * After a clean close: records that the catalog was still the bootstrap's (`catalog`, taken
+ * just before the close), with pg_control as the close left it; anything else clears the record.
+ */
+export function recordClose(dataDir: string, catalog: string | undefined): void {
+  const state = readBootstrapState(dataDir);
+  if (!state) return;
+  const pgControl = catalog !== undefined && catalog === state.catalog ? pgControlDigest(dataDir) : undefined;
+  const { closed: _previous, ...rest } = state;
+  if (pgControl) writeBootstrapState(dataDir, { ...rest, closed: { pgControl, engine: engineVersion() } });
+  else if (state.closed) writeBootstrapState(dataDir, rest);
 }

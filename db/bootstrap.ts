@@ -3,8 +3,9 @@
 // Re-running it on an up-to-date database changes nothing.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { DenyList } from '../config/deny-list.js';
+import { PACKAGE_ROOT } from '../config/package.js';
 import type { Kind } from '../config/kinds.js';
 import type { Subject, SubjectsConfig } from '../config/subjects.js';
 import { ConfigError } from '../config/subjects.js';
@@ -13,10 +14,9 @@ import { ident, inTransaction, literal, sqlState, type SqlSession } from './sql.
 import type { SecretStore } from './secrets.js';
 import { syncDenyList } from './sync-deny-list.js';
 
-/** Where the SQL lives, relative to this file in both the source tree and dist/. */
-const ROOT = fileURLToPath(new URL(import.meta.url.includes('/dist/') ? '../../' : '../', import.meta.url));
-export const MIGRATIONS_DIR = `${ROOT}migrations`;
-export const GRANTS_DIR = `${ROOT}db/grants`;
+/** Where the SQL lives: in the package, whether this runs from the sources, dist/ or the bundle. */
+export const MIGRATIONS_DIR = join(PACKAGE_ROOT, 'migrations');
+export const GRANTS_DIR = join(PACKAGE_ROOT, 'db', 'grants');
 
 const LOCK_KEY = "hashtext('claude-brain:bootstrap')";
 const EXTENSIONS = ['vector', 'pg_trgm'] as const;

@@ -8,9 +8,9 @@ import { loadKinds } from '../config/kinds.js';
 import { adminUrl, type RuntimeConfig } from '../config/runtime.js';
 import { ConfigError, findSubject, loadSubjects, type Subject, type SubjectsConfig } from '../config/subjects.js';
 import { bootstrap, GRANTS_DIR, MIGRATIONS_DIR, type BootstrapReport } from './bootstrap.js';
-import { bootstrapInputs, catalogDigest, readBootstrapState, writeBootstrapState } from './bootstrap-state.js';
+import { bootstrapInputs, catalogAsClosed, catalogDigest, readBootstrapState, recordClose, writeBootstrapState } from './bootstrap-state.js';
 import { DataDirError, MARKER_FILE, newMarker, planDataDir, recovery, writeMarker, type DataDirPlan } from './data-dir.js';
-import { checkSinceClose, dropSnapshot, shortFiles, writeSnapshot } from './relation-files.js';
+import { checkSinceClose, dropSnapshot, listRelationFiles, shortFiles, writeSnapshot } from './relation-files.js';
 import { commandOf, DataDirBusyError, lockDataDir } from './data-lock.js';
 import { LinkClient, openLinkedSubjectDb } from './link-dialect.js';
 import { findRunning, lockHolder } from './running-file.js';
@@ -27,7 +27,19 @@ export interface AdminConnection {
   readonly embedded: EmbeddedDatabase | undefined;
   readonly secrets: SecretStore | null;
   /** Embedded mode: what opening found in the data directory (db/data-dir.ts). */
-  dataDir?: { readonly path: string; plan: DataDirPlan };
+  dataDir?: {
+    readonly path: string;
+    plan: DataDirPlan;
+    /**
+     * The catalog digest the last clean close confirmed, when nothing opened the directory since
+     * (db/bootstrap-state.ts); taken by the first bootstrap check, before anything else runs.
+     */
+    catalogAsClosed?: string | undefined;
+    /** Set once the bootstrap ran or was skipped in this session: the role prefix its catalog digest is taken with. */
+    checkedWith?: { readonly rolePrefix: string };
+    /** A one-shot subject command holds the brain (openSubject's oneShot): see close() in openAdmin. */
+    oneShot?: boolean;
+  };
   close(): Promise<void>;
 }
 
@@ -63,6 +75,8 @@ export async function openAdmin(rt: RuntimeConfig, options: OpenOptions = {}): P
       // Before PGlite touches the folder: a file that shrank since the last clean close.
       const sinceClose = plan.action === 'create' || rt.openDamaged ? undefined : checkSinceClose(rt.dataDir);
       if (sinceClose && sinceClose.problems.size > 0) throw damaged([...sinceClose.problems.values()]);
+      // Read before PGlite starts, which rewrites pg_control.
+      const asClosed = plan.action === 'open' && sinceClose ? catalogAsClosed(rt.dataDir) : undefined;
       options.mark?.('data directory checked');
       let embedded: EmbeddedDatabase;
       try {
@@ -100,15 +114,40 @@ export async function openAdmin(rt: RuntimeConfig, options: OpenOptions = {}): P
           );
         }
       }
+      const direct = pgliteSession(embedded.pg);
+      const dataDir: NonNullable<AdminConnection['dataDir']> = { path: rt.dataDir, plan, catalogAsClosed: asClosed };
+      // Whether anything ran as the superuser after the bootstrap check (see close()).
+      let adminAfterCheck = false;
+      const session: SqlSession = {
+        query: (text, params) => ((adminAfterCheck ||= dataDir.checkedWith !== undefined), direct.query(text, params)),
+        exec: (text) => ((adminAfterCheck ||= dataDir.checkedWith !== undefined), direct.exec(text)),
+      };
       return {
-        session: pgliteSession(embedded.pg),
+        session,
         embedded,
         secrets: null,
-        dataDir: { path: rt.dataDir, plan },
+        dataDir,
         async close() {
-          // Only a clean close leaves the snapshot the next open checks the files against.
-          await writeSnapshot(embedded.pg, rt.dataDir).catch(() => undefined);
+          // Only a clean close leaves the snapshot the next open checks the files against, and the
+          // record that lets the next start skip the catalog query (db/bootstrap-state.ts). Both are
+          // read while PGlite is open and written once it has closed.
+          // A one-shot subject command whose statements all ran as the subject's role, after a
+          // check that found the catalog as recorded, changed neither the catalog (the role owns
+          // nothing, so it can grant nothing, and the command's code reads and writes rows only:
+          // no DDL, no VACUUM) nor the set of relation files: its close records both again
+          // without asking Postgres, which would read catalogs none of its statements touched
+          // (0.3-0.6 s of a one-shot command on a 2-core machine). Everything else asks: servers
+          // (their database link runs other processes' statements) and admin commands.
+          const plain = dataDir.oneShot === true && dataDir.checkedWith !== undefined && !adminAfterCheck;
+          const files = plain && sinceClose?.relations ? sinceClose.relations : await listRelationFiles(embedded.pg).catch(() => undefined);
+          const catalog = !dataDir.checkedWith
+            ? undefined
+            : plain
+              ? readBootstrapState(rt.dataDir)?.catalog
+              : await catalogDigest(direct, dataDir.checkedWith.rolePrefix).catch(() => undefined);
           await embedded.close();
+          if (files) writeSnapshot(rt.dataDir, files);
+          recordClose(rt.dataDir, catalog);
           release();
         },
       };
@@ -153,10 +192,14 @@ export async function runBootstrap(rt: RuntimeConfig, admin: AdminConnection, su
   if (!dataDir) return bootstrap(admin.session, options);
   const inputs = bootstrapInputs({ ...options, migrationsDir: MIGRATIONS_DIR, grantsDir: GRANTS_DIR });
   const catalog = () => catalogDigest(admin.session, options.subjects.rolePrefix).catch(() => undefined);
+  const catalogAsClosed = dataDir.catalogAsClosed;
+  dataDir.catalogAsClosed = undefined;
   if (run.skipIfCurrent && dataDir.plan.action === 'open') {
     const recorded = readBootstrapState(dataDir.path);
-    if (recorded?.inputs === inputs && recorded.catalog === (await catalog())) {
-      run.mark?.('bootstrap skipped (schema, grants, kinds and deny-list as recorded)');
+    const asClosed = recorded !== undefined && recorded.catalog === catalogAsClosed;
+    if (recorded?.inputs === inputs && (asClosed || recorded.catalog === (await catalog()))) {
+      dataDir.checkedWith = { rolePrefix: options.subjects.rolePrefix };
+      run.mark?.(`bootstrap skipped (schema, grants, kinds and deny-list as recorded${asClosed ? ' at the last close' : ''})`);
       return { features: [], rolesCreated: [], migrationsApplied: [], migrationsSkipped: [], skipped: true };
     }
   }
@@ -179,7 +222,10 @@ export async function runBootstrap(rt: RuntimeConfig, admin: AdminConnection, su
     dataDir.plan = { action: 'open', marker };
   }
   const after = await catalog();
-  if (after) writeBootstrapState(dataDir.path, { inputs, catalog: after });
+  if (after) {
+    writeBootstrapState(dataDir.path, { inputs, catalog: after });
+    dataDir.checkedWith = { rolePrefix: options.subjects.rolePrefix };
+  }
   run.mark?.('bootstrap (roles, schemas, migrations, kinds, deny-list, grants)');
   return report;
 }
@@ -204,7 +250,16 @@ const STARTING_BRAIN_WAIT_MS = 30_000;
  * runs, else by opening the data directory (bootstrapping it first when it changed) and
  * running every statement under SET LOCAL ROLE.
  */
-export async function openSubject(rt: RuntimeConfig, name: string, log?: ConnectionLog, opts: { mark?: (phase: string) => void } = {}): Promise<SubjectConnection> {
+export async function openSubject(
+  rt: RuntimeConfig,
+  name: string,
+  log?: ConnectionLog,
+  opts: {
+    mark?: (phase: string) => void;
+    /** A command that runs its statements through the handle and closes (cli/subject.ts), never a server. */
+    oneShot?: boolean;
+  } = {},
+): Promise<SubjectConnection> {
   const cfg = loadSubjects(rt.subjectsFile);
   const subject = findSubject(cfg, name);
   if (rt.mode === 'server') {
@@ -220,6 +275,7 @@ export async function openSubject(rt: RuntimeConfig, name: string, log?: Connect
   }
   const admin = await openAdminOrLink(rt, subject, opts.mark);
   if (!('session' in admin)) return admin;
+  if (opts.oneShot && admin.dataDir) admin.dataDir.oneShot = true;
   try {
     await runBootstrap(rt, admin, cfg, { skipIfCurrent: true, ...(opts.mark ? { mark: opts.mark } : {}) });
   } catch (error) {

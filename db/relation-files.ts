@@ -50,16 +50,45 @@ export async function shortRelations(pg: PGlite): Promise<ShortRelation[]> {
   return rows.map((r) => ({ schema: r.schema, name: r.name, kind: KINDS[r.relkind] ?? 'table', path: r.path, recordedPages: Number(r.pages), bytes: Number(r.bytes) }));
 }
 
-/** Records every relation file's size; called as the brain closes cleanly. */
-export async function writeSnapshot(pg: PGlite, dataDir: string): Promise<void> {
-  const { rows } = await pg.query<{ name: string; path: string; bytes: number; pages: number; block: number }>(
-    `SELECT n.nspname || '.' || c.relname AS name, pg_relation_filepath(c.oid) AS path, pg_relation_size(c.oid)::float8 AS bytes,
+/** A relation file the snapshot records: its path under the data directory, the relation and its recorded page count. */
+export interface RelationFile {
+  name: string;
+  path: string;
+  pages: number;
+}
+
+/**
+ * Every relation file, with its recorded page count, as the brain is about to close: one scan
+ * of pg_class. Their sizes are read afterwards from the files (writeSnapshot): asking Postgres
+ * (pg_relation_size) opens every relation through PGlite's file-system layer, a second or more
+ * of every close even for a brain of a few hundred cards (all the catalogs count).
+ */
+export async function listRelationFiles(pg: PGlite): Promise<{ blockSize: number; files: RelationFile[] }> {
+  const { rows } = await pg.query<{ name: string; path: string; pages: number; block: number }>(
+    `SELECT n.nspname || '.' || c.relname AS name, pg_relation_filepath(c.oid) AS path,
             greatest(c.relpages, 0) AS pages, current_setting('block_size')::int AS block
        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE c.relpersistence = 'p' AND c.relkind IN ('r', 'i', 't', 'm') AND pg_relation_filepath(c.oid) IS NOT NULL`,
   );
-  const snapshot: Snapshot = { format: 2, closedAt: new Date().toISOString(), blockSize: Number(rows[0]?.block ?? 8192), files: {} };
-  for (const r of rows) snapshot.files[r.path] = { name: r.name, bytes: Number(r.bytes), pages: Number(r.pages) };
+  return { blockSize: Number(rows[0]?.block ?? 8192), files: rows.map((r) => ({ name: r.name, path: r.path, pages: Number(r.pages) })) };
+}
+
+/**
+ * Records every relation file's size, once PGlite has closed cleanly (so every write is in the
+ * files); `relations` is what listRelationFiles read before the close. The size is the file's
+ * own, the one checkSinceClose compares with.
+ */
+export function writeSnapshot(dataDir: string, relations: { blockSize: number; files: readonly RelationFile[] }): void {
+  const snapshot: Snapshot = { format: 2, closedAt: new Date().toISOString(), blockSize: relations.blockSize, files: {} };
+  for (const r of relations.files) {
+    let bytes = 0; // gone already: the next open says so, as pg_relation_size's 0 did
+    try {
+      bytes = statSync(join(dataDir, r.path)).size;
+    } catch {
+      /* recorded as 0 bytes */
+    }
+    snapshot.files[r.path] = { name: r.name, bytes, pages: r.pages };
+  }
   writeFileAtomically(join(dataDir, SNAPSHOT_FILE), JSON.stringify(snapshot));
 }
 
@@ -71,6 +100,8 @@ export interface CloseCheck {
    * shorter than the database records, and shortFiles need not run.
    */
   coversRecordedPages: boolean;
+  /** What the snapshot listed, when it covers every page: a one-shot command's close records these again (db/open.ts). */
+  relations?: { blockSize: number; files: RelationFile[] };
 }
 
 /** Checks the files against the last clean close; nothing to check when there is no snapshot (first open, or after a crash). */
@@ -103,7 +134,8 @@ export function checkSinceClose(dataDir: string): CloseCheck {
       );
     }
   }
-  return { problems, coversRecordedPages: everyPage };
+  const relations = everyPage ? { blockSize: block, files: Object.entries(snapshot.files ?? {}).map(([path, f]) => ({ name: f.name, path, pages: f.pages ?? 0 })) } : undefined;
+  return { problems, coversRecordedPages: everyPage, ...(relations ? { relations } : {}) };
 }
 
 /** Files smaller than at the last clean close, or gone (path -> what is wrong); see checkSinceClose. */

@@ -9,11 +9,14 @@
 // last build through this script failed (tsc still writes the JavaScript when types are wrong,
 // so without that mark the next start would run code that did not typecheck). Any build
 // counts, whether `npm run build`, this script or the test setup: tsc rewrites every output.
+// After tsc, the CLI is bundled (scripts/bundle.mjs); dist/cli/brain.js without the bundle's
+// mark (tsc alone ran, or the bundle failed) is bundled again, which takes seconds, not a build.
 // Plain JavaScript, because it runs before anything is compiled.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BUNDLE_MARK, bundle } from './bundle.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'dist');
@@ -58,10 +61,41 @@ export function staleReason() {
   return undefined;
 }
 
-function main() {
+/** True when dist/cli/brain.js is the bundle (its second line is the bundle's mark), made by the current scripts/bundle.mjs. */
+export function isBundled() {
+  try {
+    if ((mtime(join(ROOT, 'scripts', 'bundle.mjs')) ?? 0) > (mtime(ENTRY) ?? 0)) return false;
+    return readFileSync(ENTRY, 'utf8').slice(0, 200).split('\n')[1]?.startsWith(BUNDLE_MARK) === true;
+  } catch {
+    return false;
+  }
+}
+
+/** Bundles the compiled CLI; without rolldown (installed without devDependencies) the unbundled one runs. */
+async function bundleCli() {
+  try {
+    await import('rolldown');
+  } catch {
+    process.stderr.write('claude-brain: rolldown is not installed, so the CLI runs unbundled (slower to start); npm install with dev dependencies bundles it\n');
+    return 0;
+  }
+  const started = performance.now();
+  try {
+    await bundle();
+  } catch (error) {
+    mkdirSync(DIST, { recursive: true });
+    writeFileSync(FAILED, `the bundle failed at ${new Date().toISOString()}: ${error?.message ?? error}\n`);
+    process.stderr.write(`claude-brain: bundling the CLI failed: ${error?.stack ?? error}\n`);
+    return 1;
+  }
+  process.stderr.write(`claude-brain: bundled the CLI in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+  return 0;
+}
+
+async function main() {
   const started = performance.now();
   const why = process.argv.includes('--always') ? 'asked to' : staleReason();
-  if (!why) return 0;
+  if (!why) return isBundled() ? 0 : bundleCli();
   let tsc;
   try {
     tsc = fileURLToPath(import.meta.resolve('typescript/bin/tsc'));
@@ -87,7 +121,7 @@ function main() {
   }
   rmSync(FAILED, { force: true });
   process.stderr.write(`claude-brain: built dist/ in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
-  return 0;
+  return bundleCli();
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) process.exitCode = main();
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) process.exitCode = await main();

@@ -1,8 +1,11 @@
 // CLI latency as a person feels it: wall time of whole processes, from spawn to exit (or to
 // the banner), p50 and p95 over several runs, on a fresh brain in a temporary BRAIN_HOME.
 //   - `brain --help`, `brain version`: no database, no heavy modules;
-//   - `brain up`: spawn to the banner on a warm data directory (initialised once, restarted),
-//     with the phases of the median start as the banner prints them;
+//   - `brain up` and `brain serve --subject homelab`: on a warm data directory (initialised
+//     once, restarted), spawn to each point a client can use it from: listening (the banner,
+//     or serve's line), an MCP `initialize` + `tools/list` answered (no database needed), the
+//     first tool call answered (a search: the brain open and checked), and the "brain is open"
+//     line; with the phases of the median start as the banner prints them;
 //   - `brain search` (MCP to the running brain), `brain stats` (its database link) with the
 //     brain running, and `brain search` with it stopped (the command opens PGlite itself);
 //   - the `npm start` build check when dist/ is current (scripts/build-if-stale.mjs), and,
@@ -35,43 +38,84 @@ function checked(r: ReturnType<typeof timed>, what: string): ReturnType<typeof t
   return r;
 }
 
+/** One JSON-RPC message over Streamable HTTP, as a client sends it; the session id it got and the body. */
+async function mcpPost(url: string, body: unknown, session?: string): Promise<{ session: string | null; status: number; text: string }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18', ...(session ? { 'mcp-session-id': session } : {}) },
+    body: JSON.stringify(body),
+  });
+  return { session: res.headers.get('mcp-session-id'), status: res.status, text: await res.text() };
+}
+
+/**
+ * A client that connects as soon as it can (an `initialize` every 10 ms until one is answered),
+ * lists the tools and makes one search: when each was answered, from `started`.
+ */
+async function firstClient(url: string, started: number): Promise<{ toolsMs: number; callMs: number }> {
+  let init: Awaited<ReturnType<typeof mcpPost>> | undefined;
+  while (!init) {
+    init = await mcpPost(url, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'latency-bench', version: '1' } } }).catch(() => undefined);
+    if (init?.status !== 200) init = await new Promise((r) => setTimeout(() => r(undefined), 10));
+  }
+  await mcpPost(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, init.session!);
+  const tools = await mcpPost(url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, init.session!);
+  if (!tools.text.includes('"search"')) throw new Error(`tools/list: ${tools.text.slice(0, 300)}`);
+  const toolsMs = performance.now() - started;
+  const call = await mcpPost(url, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'search', arguments: { query: 'postgres' } } }, init.session!);
+  if (!call.text.includes('postgres')) throw new Error(`the first search: ${call.text.slice(0, 300)}`);
+  return { toolsMs, callMs: performance.now() - started };
+}
+
+interface Start {
+  /** Spawn to the banner (or `banner`). */
+  ms: number;
+  /** Spawn to "The brain is open". */
+  openMs: number;
+  /** With `mcpUrl`: spawn to initialize + tools/list answered, and to the first tool call answered. */
+  toolsMs?: number;
+  callMs?: number;
+  phases: string;
+  stop(): Promise<void>;
+}
+
 /**
  * Spawns `brain up` (or `args`); resolves once the brain is open (the servers listen, and print
- * the banner, before the embedded brain has opened) with the time to each, the phases line and
- * the stop.
+ * the banner, before the embedded brain has opened) and, with `mcpUrl`, a first client has had
+ * its answers, with the time to each, the phases line and the stop.
  */
-function startBrain(
-  env: NodeJS.ProcessEnv,
-  args = ['up'],
-  banner = /Stop with Ctrl-C/,
-  phasesLine = /Started in (.*)\n/,
-): Promise<{ ms: number; openMs: number; phases: string; stop(): Promise<void> }> {
+function startBrain(env: NodeJS.ProcessEnv, args = ['up'], banner = /Stop with Ctrl-C/, phasesLine = /Started in (.*)\n/, mcpUrl?: string): Promise<Start> {
   const started = performance.now();
   const child = spawn(process.execPath, [BRAIN_JS, ...args], { env });
   let out = '';
   let bannerMs: number | undefined;
-  return new Promise((resolve, reject) => {
+  const client = mcpUrl ? firstClient(mcpUrl, started) : undefined;
+  client?.catch(() => undefined);
+  const open = new Promise<number>((resolve, reject) => {
     const onData = (d: Buffer) => {
       out += d.toString();
       if (bannerMs === undefined && banner.test(out)) bannerMs = performance.now() - started;
       if (!/The brain is open/.test(out)) return;
       child.stdout.off('data', onData);
       child.stderr.off('data', onData);
-      resolve({
-        ms: bannerMs ?? performance.now() - started,
-        openMs: performance.now() - started,
-        phases: phasesLine.exec(out)?.[1] ?? '(no phases line)',
-        stop: () =>
-          new Promise((done) => {
-            child.once('exit', () => done());
-            child.kill('SIGTERM');
-          }),
-      });
+      resolve(performance.now() - started);
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
     child.once('exit', (code) => reject(new Error(`brain ${args.join(' ')} exited ${code} before its banner:\n${out}`)));
   });
+  return Promise.all([open, client]).then(([openMs, first]) => ({
+    ms: bannerMs ?? openMs,
+    openMs,
+    ...(first ? { toolsMs: first.toolsMs, callMs: first.callMs } : {}),
+    phases: phasesLine.exec(out)?.[1] ?? '(no phases line)',
+    stop: () =>
+      new Promise((done) => {
+        if (child.exitCode !== null) return done();
+        child.once('exit', () => done());
+        child.kill('SIGTERM');
+      }),
+  }));
 }
 
 interface Row {
@@ -117,24 +161,26 @@ async function main(): Promise<void> {
     rows.push(row('brain --help', check(['--help'], runs)));
     rows.push(row('brain version', check(['version'], runs)));
 
-    const starts: { ms: number; openMs: number; phases: string }[] = [];
+    // Alternately, so that a change in the machine's load reaches both alike.
+    const mcp = `http://127.0.0.1:${base + 1}/mcp`;
+    const starts: Start[] = [];
+    const serves: Start[] = [];
     for (let i = 0; i < Number(values.starts); i++) {
-      const b = await startBrain(env);
-      starts.push({ ms: b.ms, openMs: b.openMs, phases: b.phases });
-      await b.stop();
+      const up = await startBrain(env, ['up'], /Stop with Ctrl-C/, /Started in (.*)\n/, mcp);
+      await up.stop();
+      starts.push(up);
+      const one = await startBrain(env, ['serve', '--subject', 'homelab'], /serving "homelab"/, /started in (.*)\)\n/, mcp);
+      await one.stop();
+      serves.push(one);
     }
     const sorted = [...starts].sort((a, b) => a.ms - b.ms);
     medianPhases = sorted[Math.ceil(sorted.length / 2) - 1]?.phases ?? '';
-    rows.push(row('brain up: spawn to banner (warm data directory)', starts.map((s) => s.ms)));
-    rows.push(row('brain up: spawn to the brain open (PGlite and the bootstrap check done)', starts.map((s) => s.openMs)));
-    const serves: { ms: number; openMs: number }[] = [];
-    for (let i = 0; i < Number(values.starts); i++) {
-      const b = await startBrain(env, ['serve', '--subject', 'homelab'], /serving "homelab"/, /started in (.*)\)\n/);
-      serves.push(b);
-      await b.stop();
+    for (const [name, list] of [['brain up', starts], ['brain serve --subject homelab', serves]] as const) {
+      rows.push(row(`${name}: spawn to listening (warm data directory${name === 'brain up' ? ', the banner' : ''})`, list.map((s) => s.ms)));
+      rows.push(row(`${name}: spawn to MCP initialize + tools/list answered`, list.map((s) => s.toolsMs!)));
+      rows.push(row(`${name}: spawn to the first tool call answered (a search)`, list.map((s) => s.callMs!)));
+      rows.push(row(`${name}: spawn to "The brain is open"`, list.map((s) => s.openMs)));
     }
-    rows.push(row('brain serve --subject homelab: spawn to listening (warm data directory)', serves.map((s) => s.ms)));
-    rows.push(row('brain serve --subject homelab: spawn to the brain open', serves.map((s) => s.openMs)));
 
     const running = await startBrain(env);
     // Its warm-up and first maintenance pass run just after the banner; measure the brain in use.

@@ -22,7 +22,14 @@ export const up: Command = {
     // while the servers' modules (fastify, the MCP SDK, the tools) load on this one.
     const opening = rt.mode === 'embedded' ? openAdmin(rt, { mark: phases.mark }) : undefined;
     opening?.catch(() => undefined);
-    const [{ closeOnSignals, serveAll }, { createLogger }] = await Promise.all([import('../../services/runtime/serve.js'), import('../../services/runtime/logger.js')]);
+    // The web view's modules too, when it will start: loaded after the servers listen, they
+    // could wait for PGlite's start, which holds this thread once it runs, and the banner waits
+    // for the view (docs/clients.md, start time).
+    const [{ closeOnSignals, serveAll }, { createLogger }] = await Promise.all([
+      import('../../services/runtime/serve.js'),
+      import('../../services/runtime/logger.js'),
+      rt.viewPort === undefined ? undefined : import('../../services/view/start.js'),
+    ]);
     const logger = createLogger('claude-brain', process.env.BRAIN_LOG_LEVEL ?? 'warn');
     const brain = await serveAll(rt, logger, phases, opening);
     const where = rt.mode === 'embedded' ? `embedded brain (PGlite) in ${rt.dataDir}` : 'database server';

@@ -23,14 +23,16 @@ describe('scripts/build-if-stale.mjs', () => {
     dir = mkdtempSync(join(tmpdir(), 'brain-build-'));
     mkdirSync(join(dir, 'scripts'));
     mkdirSync(join(dir, 'src'));
-    copyFileSync(join(PACKAGE_ROOT, 'scripts', 'build-if-stale.mjs'), join(dir, 'scripts', 'build-if-stale.mjs'));
+    for (const script of ['build-if-stale.mjs', 'bundle.mjs']) copyFileSync(join(PACKAGE_ROOT, 'scripts', script), join(dir, 'scripts', script));
     // TypeScript resolves from the project, as in a checkout after npm install.
     symlinkSync(join(PACKAGE_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
     writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, outDir: 'dist', rootDir: '.', types: [] } }));
     writeFileSync(join(dir, 'tsconfig.build.json'), JSON.stringify({ extends: './tsconfig.json', include: ['src', 'cli'] }));
     mkdirSync(join(dir, 'cli'));
-    writeFileSync(join(dir, 'cli', 'brain.ts'), "import { a } from '../src/a.js';\nconsole.log(a);\n");
+    // As in this project: brain.ts imports the dispatcher, which the bundle is built from.
+    writeFileSync(join(dir, 'cli', 'main.ts'), "import { a } from '../src/a.js';\nconsole.log(a);\n");
+    writeFileSync(join(dir, 'cli', 'brain.ts'), "import './main.js';\n");
     source('export const a: number = 1;\n');
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -39,7 +41,11 @@ describe('scripts/build-if-stale.mjs', () => {
     const first = run();
     expect(first.status, first.stderr).toBe(0);
     expect(first.stderr).toContain('building dist/ (dist/ has not been built');
-    const built = statSync(join(dir, 'dist', 'cli', 'brain.js')).mtimeMs;
+    expect(first.stderr).toContain('bundled the CLI');
+    const entry = join(dir, 'dist', 'cli', 'brain.js');
+    expect(readFileSync(entry, 'utf8').split('\n')[1]).toMatch(/^\/\/ claude-brain bundle/);
+    expect(spawnSync(process.execPath, [entry], { encoding: 'utf8' }).stdout).toBe('1\n');
+    const built = statSync(entry).mtimeMs;
 
     const second = run();
     expect(second.status, second.stderr).toBe(0);
@@ -50,6 +56,19 @@ describe('scripts/build-if-stale.mjs', () => {
     const third = run();
     expect(third.stderr).toContain('building dist/ (src/a.ts changed');
     expect(readFileSync(join(dir, 'dist', 'src', 'a.js'), 'utf8')).toContain('= 2');
+    expect(spawnSync(process.execPath, [join(dir, 'dist', 'cli', 'brain.js')], { encoding: 'utf8' }).stdout).toBe('2\n');
+  });
+
+  it('tsc alone leaves the unbundled entry, which works; the next check bundles it without a build', { timeout: 120_000 }, () => {
+    const entry = join(dir, 'dist', 'cli', 'brain.js');
+    spawnSync(process.execPath, [join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: dir });
+    expect(readFileSync(entry, 'utf8')).toContain("import './main.js'");
+    expect(spawnSync(process.execPath, [entry], { encoding: 'utf8' }).stdout).toBe('2\n');
+    const r = run();
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain('building dist/');
+    expect(r.stderr).toContain('bundled the CLI');
+    expect(readFileSync(entry, 'utf8').split('\n')[1]).toMatch(/^\/\/ claude-brain bundle/);
   });
 
   it('a new source and a changed tsconfig rebuild; a failed build is tried again until it passes', { timeout: 180_000 }, () => {

@@ -1,0 +1,56 @@
+// The `brain` command: a thin dispatcher over one file per command, each loaded only when
+// it runs (commands/index.ts), so `--help` and `version` answer without the heavy modules.
+import module from 'node:module';
+import { ConfigError } from '../config/errors.js';
+import { commands, loadCommand } from './commands/index.js';
+import { CliError } from './output.js';
+import { chooseWasmTiers } from './wasm-tiers.js';
+
+// Node 22.1 and later keep the compiled code of the modules a command loads on disk between
+// runs (in the system's temporary folder), which makes every start after the first faster;
+// Node 20 has no such cache, and this does nothing there.
+(module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  chooseWasmTiers(name);
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    printHelp();
+    return name ? 0 : 2;
+  }
+  if (name === '--version' || name === '-v') return (await loadCommand(commands.version!)).run([]);
+  if (name === '--tools-json') return (await loadCommand(commands.tools!)).run(rest);
+  const entry = Object.hasOwn(commands, name) ? commands[name] : undefined;
+  if (!entry) {
+    process.stderr.write(`brain: unknown command "${name}"; run \`brain --help\` for the list\n`);
+    return 2;
+  }
+  const command = await loadCommand(entry);
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(`${command.usage}\n\n${command.summary}\n`);
+    return 0;
+  }
+  return command.run(rest);
+}
+
+function printHelp(): void {
+  const width = Math.max(...Object.keys(commands).map((n) => n.length));
+  process.stdout.write(
+    'brain: long-term memory for Claude, one sealed subject at a time.\n\nCommands:\n' +
+      Object.entries(commands)
+        .map(([n, c]) => `  ${n.padEnd(width)}  ${c.summary}`)
+        .join('\n') +
+      '\n\n`brain COMMAND --help` for its options. Exit codes: 0 ok, 1 failed, 2 usage or configuration error.\n',
+  );
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    const usage = error instanceof CliError || error instanceof ConfigError;
+    process.stderr.write(`brain: ${(error as Error).message}\n`);
+    process.exitCode = usage ? 2 : 1;
+  },
+);

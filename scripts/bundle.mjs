@@ -1,0 +1,68 @@
+#!/usr/bin/env node
+// Bundles the compiled CLI (dist/cli/main.js and everything it imports, tsc's output) into
+// dist/cli/brain.js and dist/cli/chunks/, so a start loads a few dozen files instead of about
+// 900: on Node 20, which keeps no compiled code between runs, resolving, reading and compiling
+// each module file was most of the time before a server listened (docs/clients.md, start time).
+// Each command stays its own chunk, loaded only when it runs, as in the unbundled build.
+//
+// Left out of the bundle, loaded from node_modules as before: PGlite and its extensions (they
+// read their .wasm, .data and .tar.gz files next to their own modules) and the offline model
+// (its thread imports it by the path the main thread resolves). dist/cli/brain.js written by tsc
+// alone is a one-line import of the unbundled dispatcher, which works too, only slower.
+//
+// Run after tsc (scripts/build-if-stale.mjs does both); plain JavaScript, like the build check.
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const CLI = join(ROOT, 'dist', 'cli');
+const INPUT = join(CLI, 'main.js');
+/** The first line after the shebang of a bundled dist/cli/brain.js (scripts/build-if-stale.mjs looks for it). */
+export const BUNDLE_MARK = '// claude-brain bundle';
+
+/**
+ * What db/bootstrap-state.ts hashes as "the bootstrap's own code" when it runs from dist/:
+ * the compiled modules that decide what the bootstrap does. In the bundle they are no files of
+ * their own, so the digest is taken here, from the same files, and compiled into the bundle.
+ */
+export function bootstrapCodeDigest(dir = join(ROOT, 'dist', 'db')) {
+  const h = createHash('sha256');
+  for (const m of ['bootstrap', 'migrate', 'sync-deny-list', 'bootstrap-state']) {
+    const file = join(dir, `${m}.js`);
+    h.update(`${m}\0${existsSync(file) ? readFileSync(file, 'utf8') : 'missing'}\0`);
+  }
+  return h.digest('hex');
+}
+
+export async function bundle() {
+  if (!existsSync(INPUT)) throw new Error(`${INPUT} is missing: compile first (tsc -p tsconfig.build.json)`);
+  const { rolldown } = await import('rolldown');
+  rmSync(join(CLI, 'chunks'), { recursive: true, force: true });
+  const build = await rolldown({
+    input: { brain: INPUT },
+    platform: 'node',
+    external: [/^@electric-sql\//, /^@energetic-ai\//, 'pg-native'],
+    transform: { define: { __BOOTSTRAP_CODE_DIGEST__: JSON.stringify(bootstrapCodeDigest()) } },
+    logLevel: 'warn',
+  });
+  try {
+    await build.write({
+      dir: CLI,
+      format: 'esm',
+      entryFileNames: '[name].js',
+      chunkFileNames: 'chunks/[name]-[hash].js',
+      banner: (chunk) => (chunk.isEntry ? `#!/usr/bin/env node\n${BUNDLE_MARK} (scripts/bundle.mjs): built from dist/cli/main.js\n` : ''),
+      sourcemap: true,
+    });
+  } finally {
+    await build.close();
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const started = performance.now();
+  await bundle();
+  process.stderr.write(`claude-brain: bundled dist/cli/brain.js in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+}

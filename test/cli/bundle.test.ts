@@ -1,0 +1,77 @@
+// The CLI that runs is the bundle (scripts/bundle.mjs): dist/cli/brain.js, which the bin,
+// `npm start`, the image's entrypoint and every test that spawns the CLI use. A command run
+// through it loads its code from the bundle's chunks alone, plus the packages kept out of it;
+// and the bundle carries the same digest of the bootstrap's code as the unbundled modules,
+// so the start's bootstrap check (db/bootstrap-state.ts) sees a code change either way.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PACKAGE_ROOT } from '../../config/package.js';
+import { BRAIN_JS, runBrain, scratchConfigDir } from '../support/cli.js';
+import { readDockerfile, instructions } from '../support/dockerfile.js';
+
+const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string>; scripts: Record<string, string> };
+
+describe('the bundled CLI', () => {
+  it('is what the bin, npm start and the image run', () => {
+    expect(readFileSync(BRAIN_JS, 'utf8').split('\n').slice(0, 2)).toEqual(['#!/usr/bin/env node', expect.stringMatching(/^\/\/ claude-brain bundle/)]);
+    expect(pkg.bin.brain).toBe('dist/cli/brain.js');
+    expect(pkg.scripts.start).toBe('node dist/cli/brain.js up');
+    expect(pkg.scripts.build).toBe('tsc -p tsconfig.build.json && node scripts/bundle.mjs');
+    const build = readDockerfile().find((s) => instructions(s, 'RUN').some((r) => /tsc -p tsconfig\.image\.json/.test(r.args)))!;
+    const runs = instructions(build, 'RUN').map((r) => r.args);
+    expect(runs.indexOf('node scripts/bundle.mjs')).toBeGreaterThan(runs.findIndex((r) => /tsc -p tsconfig\.image\.json/.test(r)));
+    expect(instructions(readDockerfile().at(-1)!, 'ENTRYPOINT').at(-1)?.args).toBe('["node", "dist/cli/brain.js"]');
+  });
+
+  it('compiles in the digest of the bootstrap code that the unbundled modules compute from their files', async () => {
+    const { bootstrapCodeDigest } = (await import(join(PACKAGE_ROOT, 'scripts', 'bundle.mjs'))) as { bootstrapCodeDigest(): string };
+    const fromDist = (await import(join(PACKAGE_ROOT, 'dist', 'db', 'bootstrap-state.js'))) as { bootstrapCodeDigest(): string };
+    const digest = bootstrapCodeDigest();
+    expect(digest).toMatch(/^[0-9a-f]{64}$/);
+    expect(fromDist.bootstrapCodeDigest()).toBe(digest);
+    const chunks = join(PACKAGE_ROOT, 'dist', 'cli', 'chunks');
+    const holding = readdirSync(chunks).filter((f) => f.endsWith('.js') && readFileSync(join(chunks, f), 'utf8').includes(`"${digest}"`));
+    expect(holding.length).toBe(1);
+  });
+});
+
+describe('[pglite] a command run through the bundle', () => {
+  let home: string;
+  let configDir: string;
+  let trace: string;
+  const env = () => ({ BRAIN_HOME: home, BRAIN_CONFIG_DIR: configDir, BRAIN_EMBEDDER: 'none', BRAIN_SUBJECT: 'homelab' });
+
+  beforeAll(() => {
+    home = mkdtempSync(join(tmpdir(), 'brain-bundle-'));
+    configDir = scratchConfigDir();
+    trace = join(home, 'trace.txt');
+    const init = runBrain(['init'], env());
+    expect(init.code, init.stderr).toBe(0);
+  }, 180_000);
+  afterAll(() => {
+    rmSync(home, { recursive: true, force: true });
+    rmSync(configDir, { recursive: true, force: true });
+  });
+
+  it('loads its code from dist/cli/ and only the packages kept out of the bundle from node_modules', () => {
+    const r = spawnSync(process.execPath, ['--import', join(PACKAGE_ROOT, 'test/support/trace-reads.mjs'), BRAIN_JS, 'search', 'anything'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env(), BRAIN_TRACE_FILE: trace },
+      timeout: 120_000,
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const touched = existsSync(trace) ? [...new Set(readFileSync(trace, 'utf8').split('\n').filter((p) => p.endsWith('.js') || p.endsWith('.mjs') || p.endsWith('.cjs')))] : [];
+    const dist = touched.filter((p) => p.startsWith(join(PACKAGE_ROOT, 'dist') + '/')).map((p) => relative(PACKAGE_ROOT, p));
+    expect(dist.length).toBeGreaterThan(1);
+    expect(dist.filter((p) => !p.startsWith('dist/cli/brain.js') && !p.startsWith('dist/cli/chunks/'))).toEqual([]);
+    const packages = new Set(
+      touched
+        .filter((p) => p.includes('/node_modules/'))
+        .map((p) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(p.slice(p.lastIndexOf('/node_modules/')))![1]!),
+    );
+    expect([...packages].filter((p) => !p.startsWith('@electric-sql/'))).toEqual([]);
+  });
+});
