@@ -178,14 +178,15 @@ export function generateCorpus(outDir: string, opts: CorpusOptions): { stats: Co
     stats.bytes += Buffer.byteLength(text);
   };
   const linkTo = (from: CorpusPage): string => {
-    stats.links++;
     if (chance(0.05)) {
+      stats.links++;
       stats.missingLinks++;
       const name = `${cap(pseudoWord(rnd, 2))} ${cap(pseudoWord(rnd, 2))}`;
       return `[${name}](../people/${slugify(name)}.md)`;
     }
     const to = pages[chance(0.5) ? Math.floor(rnd() * pages.length) : hubs[Math.floor(pages.length * rnd() ** 3)]!]!;
     if (to === from) return linkTo(from);
+    stats.links++;
     const href = to.dir === from.dir ? `${to.slug.slice(to.dir.length + 1)}.md` : `../${to.slug}.md`;
     return `[${to.title}](${href})`;
   };
