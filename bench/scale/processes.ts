@@ -12,6 +12,20 @@ export const loadAverage = (): string => readFileSync('/proc/loadavg', 'utf8').s
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+// The brains this bench started, stopped with it when it is interrupted (never any other process).
+const live = new Set<ChildProcess>();
+function track<C extends ChildProcess>(child: C): C {
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  return child;
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    for (const c of live) c.kill('SIGTERM');
+    process.exit(130);
+  });
+}
+
 function descendants(pid: number): number[] {
   const out = [pid];
   for (let i = 0; i < out.length; i++) {
@@ -57,7 +71,7 @@ export interface Finished {
 /** Runs `brain ARGS` to its end, sampling its memory. */
 export function runBrain(args: string[], env: NodeJS.ProcessEnv, opts: { sampleMs?: number; onStderr?: (text: string) => void } = {}): Promise<Finished> {
   const started = performance.now();
-  const child = spawn(process.execPath, [BRAIN_JS, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = track(spawn(process.execPath, [BRAIN_JS, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
   let stdout = '';
   let stderr = '';
   let peak = 0;
@@ -99,7 +113,7 @@ export interface ServerProcess {
 /** Spawns `brain serve --subject SUBJECT`; `baseUrl` is its http://127.0.0.1:PORT. */
 export function startServer(env: NodeJS.ProcessEnv, subject: string, baseUrl: string): ServerProcess {
   const started = performance.now();
-  const child = spawn(process.execPath, [BRAIN_JS, 'serve', '--subject', subject], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = track(spawn(process.execPath, [BRAIN_JS, 'serve', '--subject', subject], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
   let err = '';
   let partial = '';
   const listeners: ((line: string) => void)[] = [];

@@ -45,11 +45,11 @@ export function sizeTable(r: SizeResult): string {
   for (const s of r.starts) {
     lines.push(
       `| \`brain serve --subject homelab\`, embedder ${s.embedder}: to listening · to initialize · to the database open, p50 / p95 (${s.firstTool.length} starts) | ${startText(s)} | spawn to the \`serving\` line; to MCP initialize answered (sent once /healthz answers); to the first tool call (\`list\`) answered, which waits for the database |`,
-      `| idle RSS, embedder ${s.embedder} | **${mb(s.idleRssMb)}** | VmRSS of the server ${s.idleSeconds} s after its first tool call, no requests |`,
+      `| idle RSS, embedder ${s.embedder} | **${mb(s.idleRssMb)}**${s.embedder !== 'none' && r.embedFake && !r.embedFake.complete ? ' (not every card embedded: its worker backing off)' : ''} | VmRSS of the server ${s.idleSeconds} s after its first tool call, no requests |`,
     );
   }
   lines.push(
-    `| embedding in the server, fake Ollama | ${embedText(r.embedFake)} | \`brain serve\` with BRAIN_EMBEDDER=ollama at a fake Ollama (bag-of-words hashing, 768-d, in the bench's process); the worker's "embedded cards" log lines, batches after the first |`,
+    `| embedding in the server, fake Ollama | ${embedText(r.embedFake)} | \`brain serve\` with BRAIN_EMBEDDER=ollama at a fake Ollama (bag-of-words hashing, 768-d, in the bench's process; bench/scale/fake-ollama.ts); the worker's "embedded cards" log lines, batches after the first; stopped at --embed-seconds |`,
     `| embedding in the server, offline embedder | ${embedText(r.embedOffline)} | the same with BRAIN_EMBEDDER=offline, for a bounded time |`,
     `| one-shot \`brain search\`, brain stopped, p50 / p95 | **${p5095(r.cli.searchStopped)}** (${r.cli.searchStopped.length} runs) | spawn to exit; the command opens the embedded brain itself (fake Ollama as its embedder) |`,
     `| one-shot \`brain query\` (hybrid), brain stopped | ${p5095(r.cli.queryStopped)} | the same |`,
@@ -57,8 +57,8 @@ export function sizeTable(r: SizeResult): string {
     '',
     'Search over MCP (v1 SDK client, Streamable HTTP; each mode on a freshly started server: cold = each query\'s first run, warm = the same queries again):',
     '',
-    '| mode (ran as) | phase | n | p50 | p95 | p99 | max | nothing relevant | errors | RSS after |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| mode (ran as) | phase | n | p50 | p95 | p99 | max | nothing relevant | errors | RSS after | server ran with |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   );
   const modes = [...new Set(r.searches.map((s) => s.mode))];
   for (const mode of modes) {
@@ -67,7 +67,7 @@ export function sizeTable(r: SizeResult): string {
       const ok = searchesOf(r, mode, phase);
       const sm = summarize(ok.map((s) => s.ms));
       const ranAs = [...new Set(ok.map((s) => s.ranAs))].join('/');
-      lines.push(`| ${mode} (${ranAs}) | ${phase} | ${sm.n} | ${ms(sm.p50)} | ${ms(sm.p95)} | ${ms(sm.p99)} | ${ms(sm.max)} | ${ok.filter((s) => s.nothing).length} | ${all.length - ok.length} | ${phase === 'warm' ? mb(r.rssAfterSearches[mode] ?? NaN) : ''} |`);
+      lines.push(`| ${mode} (${ranAs}) | ${phase} | ${sm.n} | ${ms(sm.p50)} | ${ms(sm.p95)} | ${ms(sm.p99)} | ${ms(sm.max)} | ${ok.filter((s) => s.nothing).length} | ${all.length - ok.length} | ${phase === 'warm' ? mb(r.rssAfterSearches[mode] ?? NaN) : ''} | ${phase === 'cold' ? (r.searchContext[mode] ?? '') : ''} |`);
     }
   }
   lines.push('', 'Cold searches by query shape, p50 / p95:', '', `| shape | ${modes.join(' | ')} |`, `| --- |${modes.map(() => ' --- |').join('')}`);

@@ -81,6 +81,8 @@ export interface SizeResult {
   diskAfterEmbeddings?: DiskUse;
   starts: StartRun[];
   searches: SearchTiming[];
+  /** What each mode's server ran with (its embedder, and whether every card had its vector). */
+  searchContext: Record<string, string>;
   /** RSS of each search server after its cold and warm passes. */
   rssAfterSearches: Record<string, number>;
   cli: { searchStopped: number[]; queryStopped: number[]; searchRunning: number[] };

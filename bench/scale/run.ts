@@ -9,7 +9,7 @@
 //
 //   npm run build && node dist/bench/scale/run.js [--sizes 7500[,30000,100000]] [--seed 1] [--queries 200]
 //     [--modes default,keyword,semantic,hybrid] [--starts 3] [--idle-seconds 15] [--settle-seconds 5]
-//     [--embed-seconds 900] [--offline-seconds 120] [--cli-runs 5] [--keep DIR] [--json FILE]
+//     [--embed-seconds 600] [--offline-seconds 120] [--cli-runs 5] [--keep DIR] [--json FILE]
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -29,7 +29,7 @@ const { values } = parseArgs({
     starts: { type: 'string', default: '3' },
     'idle-seconds': { type: 'string', default: '15' },
     'settle-seconds': { type: 'string', default: '5' },
-    'embed-seconds': { type: 'string', default: '900' },
+    'embed-seconds': { type: 'string', default: '600' },
     'offline-seconds': { type: 'string', default: '120' },
     'cli-runs': { type: 'string', default: '5' },
     keep: { type: 'string' },

@@ -7,10 +7,10 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../../config/package.js';
-import { startFakeOllama } from '../../test/support/fake-ollama.js';
 import { generateCorpus, describeCorpus } from './corpus.js';
 import { biggestRelations, diskUse } from './disk.js';
 import { measureEmbedding } from './embedding.js';
+import { startBenchOllama } from './fake-ollama.js';
 import { callTool, connect, runQueries, type BenchMode } from './mcp.js';
 import { loadAverage, runBrain, startServer } from './processes.js';
 import { heldOutQueries } from './queries.js';
@@ -108,17 +108,73 @@ export async function runSize(o: SizeOptions): Promise<SizeResult> {
   }
   log(`    disk ${(diskAfterImport.total / 2 ** 20).toFixed(0)} MiB (base ${(diskAfterImport.base / 2 ** 20).toFixed(0)}, pg_wal ${(diskAfterImport.wal / 2 ** 20).toFixed(0)})`);
 
-  const fake = await startFakeOllama();
+  const fake = await startBenchOllama();
   const withFake = { ...env, BRAIN_EMBEDDER: 'ollama', OLLAMA_URL: fake.url };
   const result: SizeResult = {
     pages: o.pages, seed: o.seed, loadBefore, loadAfter: '', corpus, generateSeconds, importRun, diskAfterImport,
-    ...(relations ? { relations } : {}), starts: [], searches: [], rssAfterSearches: {}, cli: { searchStopped: [], queryStopped: [], searchRunning: [] }, failures,
+    ...(relations ? { relations } : {}), starts: [], searches: [], searchContext: {}, rssAfterSearches: {}, cli: { searchStopped: [], queryStopped: [], searchRunning: [] }, failures,
   };
   const token = () => {
     const f = join(home, 'secrets', `brain_${SUBJECT}.token`);
     return existsSync(f) ? readFileSync(f, 'utf8').trim() : undefined;
   };
+  const measureStarts = async (label: string, startEnv: NodeJS.ProcessEnv) => {
+    const run: StartRun = { embedder: label, listening: [], healthy: [], initialize: [], firstTool: [], openLine: [], idleRssMb: NaN, idleSeconds: o.idleSeconds };
+    for (let i = 0; i < o.starts; i++) {
+      const s = startServer(startEnv, SUBJECT, baseUrl);
+      try {
+        run.healthy.push(await s.healthy);
+        const client = await connect(`${baseUrl}/mcp`, token());
+        run.initialize.push(performance.now() - s.started);
+        await callTool(client, 'list', { what: 'cards', limit: 1 });
+        run.firstTool.push(performance.now() - s.started);
+        run.listening.push(await s.listening);
+        run.openLine.push(await Promise.race([s.openLine, sleep(30_000).then(() => NaN)]));
+        await client.close();
+        if (i === 0) {
+          await sleep(o.idleSeconds * 1000);
+          run.idleRssMb = s.memory()?.rssMb ?? NaN;
+        }
+      } catch (error) {
+        failures.push(`start (${label}): ${(error as Error).message.slice(0, 500)}`);
+      } finally {
+        await s.stop();
+      }
+    }
+    result.starts.push(run);
+    log(`    start, embedder ${label}: first tool call ${run.firstTool.map((x) => Math.round(x)).join(', ')} ms; idle RSS ${Math.round(run.idleRssMb)} MiB`);
+  };
+  // Each mode on a freshly started server: cold (each query's first run), then warm (again).
+  const measureSearch = async (mode: BenchMode, searchEnv: NodeJS.ProcessEnv, context: string) => {
+    log(`[${o.pages}] search over MCP, mode ${mode} (${context}): ${queries.length} cold + ${queries.length} warm, load ${loadAverage()}`);
+    result.searchContext[mode] = context;
+    const s = startServer(searchEnv, SUBJECT, baseUrl);
+    try {
+      await s.healthy;
+      const client = await connect(`${baseUrl}/mcp`, token());
+      await callTool(client, 'list', { what: 'cards', limit: 1 });
+      // The brain's warm-up and first maintenance pass run once it is open: searched after them, as in use.
+      await sleep(o.settleSeconds * 1000);
+      for (const phase of ['cold', 'warm'] as const) {
+        const timings = await runQueries(client, queries, mode, phase);
+        result.searches.push(...timings);
+        const bad = timings.filter((x) => x.error);
+        if (bad.length) failures.push(`search ${mode} ${phase}: ${bad.length} errors, e.g. ${bad[0]!.error}`);
+      }
+      result.rssAfterSearches[mode] = s.memory()?.rssMb ?? NaN;
+      await client.close();
+    } catch (error) {
+      failures.push(`search ${mode}: ${(error as Error).message.slice(0, 500)}`);
+    } finally {
+      await s.stop();
+    }
+  };
+
   try {
+    // ---- before any vectors: starts and keyword search with no embedder (no worker running beside them)
+    await measureStarts('none', none);
+    if (o.modes.includes('keyword')) await measureSearch('keyword', none, 'BRAIN_EMBEDDER=none');
+
     // ---- embeddings with the fake Ollama (fast): the vectors semantic search then uses
     log(`[${o.pages}] embedding with the fake Ollama (at most ${o.embedSeconds} s), load ${loadAverage()}`);
     result.embedFake = await measureEmbedding(withFake, SUBJECT, baseUrl, { label: 'fake Ollama (nomic-embed-text, 768-d)', capSeconds: o.embedSeconds, log });
@@ -126,59 +182,15 @@ export async function runSize(o: SizeOptions): Promise<SizeResult> {
     if (e.state === 'degraded') failures.push('embedding with the fake Ollama ended degraded');
     log(`    ${e.cards.toLocaleString('en')} cards (${e.chunks.toLocaleString('en')} chunks), ${e.cardsPerSecond.toFixed(1)} cards/s, ${e.complete ? `all done in ${e.drainSeconds?.toFixed(0)} s` : `${e.pendingAtEnd} still pending at the limit`}`);
     result.diskAfterEmbeddings = diskUse(dataDir);
+    // Past the time limit the fake refuses documents (still embedding queries): the worker backs
+    // off instead of racing the searches, which run over the cards embedded so far.
+    if (!e.complete) fake.refuseDocuments = true;
+    const fakeContext = e.complete
+      ? 'fake Ollama, every card embedded'
+      : `fake Ollama, ${e.cards.toLocaleString('en')} of ${e.pendingAtStart.toLocaleString('en')} cards embedded (the rest refused by the fake: worker backing off)`;
 
-    // ---- starts: spawn to listening, to initialize, to the first tool call; idle RSS
-    for (const [label, startEnv] of [['none', none], ['fake Ollama', withFake]] as const) {
-      const run: StartRun = { embedder: label, listening: [], healthy: [], initialize: [], firstTool: [], openLine: [], idleRssMb: NaN, idleSeconds: o.idleSeconds };
-      for (let i = 0; i < o.starts; i++) {
-        const s = startServer(startEnv, SUBJECT, baseUrl);
-        try {
-          run.healthy.push(await s.healthy);
-          const client = await connect(`${baseUrl}/mcp`, token());
-          run.initialize.push(performance.now() - s.started);
-          await callTool(client, 'list', { what: 'cards', limit: 1 });
-          run.firstTool.push(performance.now() - s.started);
-          run.listening.push(await s.listening);
-          run.openLine.push(await Promise.race([s.openLine, sleep(30_000).then(() => NaN)]));
-          await client.close();
-          if (i === 0) {
-            await sleep(o.idleSeconds * 1000);
-            run.idleRssMb = s.memory()?.rssMb ?? NaN;
-          }
-        } catch (error) {
-          failures.push(`start (${label}): ${(error as Error).message.slice(0, 500)}`);
-        } finally {
-          await s.stop();
-        }
-      }
-      result.starts.push(run);
-      log(`    start, embedder ${label}: first tool call ${run.firstTool.map((x) => Math.round(x)).join(', ')} ms; idle RSS ${Math.round(run.idleRssMb)} MiB`);
-    }
-
-    // ---- searches over MCP, each mode on a fresh server: cold (first run of each query), then warm
-    for (const mode of o.modes) {
-      log(`[${o.pages}] search over MCP, mode ${mode}: ${queries.length} cold + ${queries.length} warm, load ${loadAverage()}`);
-      const s = startServer(withFake, SUBJECT, baseUrl);
-      try {
-        await s.healthy;
-        const client = await connect(`${baseUrl}/mcp`, token());
-        await callTool(client, 'list', { what: 'cards', limit: 1 });
-        // The brain's warm-up and first maintenance pass run once it is open: searched after them, as in use.
-        await sleep(o.settleSeconds * 1000);
-        for (const phase of ['cold', 'warm'] as const) {
-          const timings = await runQueries(client, queries, mode, phase);
-          result.searches.push(...timings);
-          const bad = timings.filter((x) => x.error);
-          if (bad.length) failures.push(`search ${mode} ${phase}: ${bad.length} errors, e.g. ${bad[0]!.error}`);
-        }
-        result.rssAfterSearches[mode] = s.memory()?.rssMb ?? NaN;
-        await client.close();
-      } catch (error) {
-        failures.push(`search ${mode}: ${(error as Error).message.slice(0, 500)}`);
-      } finally {
-        await s.stop();
-      }
-    }
+    await measureStarts('fake Ollama', withFake);
+    for (const mode of o.modes.filter((m) => m !== 'keyword')) await measureSearch(mode, withFake, fakeContext);
 
     // ---- one-shot CLI: brain stopped (the command opens the brain itself), then running
     log(`[${o.pages}] one-shot brain search / brain query, load ${loadAverage()}`);
