@@ -52,7 +52,7 @@ export async function measureEmbedding(
   let batchesAtLastPoll = -1;
   let lastState = '?';
   try {
-    await server.openLine;
+    await server.healthy;
     const capAt = server.started + opts.capSeconds * 1000;
     let nextNote = performance.now() + 30_000;
     for (;;) {

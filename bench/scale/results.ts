@@ -12,7 +12,9 @@ export interface Summary {
   max: number;
 }
 
-export function summarize(ms: readonly number[]): Summary {
+/** Percentiles of the finite values (a line the product no longer prints is NaN, and left out). */
+export function summarize(values: readonly number[]): Summary {
+  const ms = values.filter(Number.isFinite);
   return { n: ms.length, p50: percentile(ms, 50), p95: percentile(ms, 95), p99: percentile(ms, 99), max: ms.length ? Math.max(...ms) : NaN };
 }
 

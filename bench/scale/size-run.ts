@@ -35,6 +35,7 @@ export interface SizeOptions {
 const SUBJECT = 'homelab';
 const SUBJECTS = ['personal', 'homelab', 'novel', 'book'];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const within = (p: Promise<number>, ms: number): Promise<number> => Promise.race([p, sleep(ms).then(() => NaN)]);
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -128,8 +129,9 @@ export async function runSize(o: SizeOptions): Promise<SizeResult> {
         run.initialize.push(performance.now() - s.started);
         await callTool(client, 'list', { what: 'cards', limit: 1 });
         run.firstTool.push(performance.now() - s.started);
-        run.listening.push(await s.listening);
-        run.openLine.push(await Promise.race([s.openLine, sleep(30_000).then(() => NaN)]));
+        // The product's own lines, when it prints them (their wording may change: NaN then).
+        run.listening.push(await within(s.listening, 10_000));
+        run.openLine.push(await within(s.openLine, 30_000));
         await client.close();
         if (i === 0) {
           await sleep(o.idleSeconds * 1000);
@@ -204,7 +206,10 @@ export async function runSize(o: SizeOptions): Promise<SizeResult> {
     for (let i = 0; i < o.cliRuns; i++) await oneShot('query', o.cliRuns + i, result.cli.queryStopped);
     const running = startServer(withFake, SUBJECT, baseUrl);
     try {
-      await running.openLine;
+      await running.healthy;
+      const client = await connect(`${baseUrl}/mcp`, token());
+      await callTool(client, 'list', { what: 'cards', limit: 1 });
+      await client.close();
       await sleep(o.settleSeconds * 1000);
       for (let i = 0; i < o.cliRuns; i++) await oneShot('search', 2 * o.cliRuns + i, result.cli.searchRunning);
     } catch (error) {
