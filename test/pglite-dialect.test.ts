@@ -95,6 +95,17 @@ describe('[pglite] the role dialect', () => {
     expect(r.rows[0]).toEqual({ a: ['x', 'y "z"', 'ä,{}'], j: '[1, "two"]', d: at, b: true, n: null, big: 9_007_199_254_740_991, ids: [3, 1, 2] });
   });
 
+  it('sends bytea in binary and reads it back as a Buffer, every byte value intact, twice (remembered types too)', async () => {
+    const bytes = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 37) % 256));
+    for (let round = 0; round < 2; round++) {
+      const { rows } = await sql<{ back: Uint8Array; n: number; hex: string }>`SELECT ${bytes}::bytea AS back, length(${bytes}::bytea) AS n, encode(substr(${bytes}::bytea, 1, 4), 'hex') AS hex`.execute(db);
+      expect(rows[0]!.n).toBe(4096);
+      expect(rows[0]!.hex).toBe('00254a6f');
+      expect(Buffer.isBuffer(rows[0]!.back)).toBe(true);
+      expect(Buffer.compare(rows[0]!.back as Buffer, bytes)).toBe(0);
+    }
+  });
+
   it('reports the rows a write touched, and commits or rolls back kysely transactions', async () => {
     await db.withSchema('homelab').insertInto('topics').values({ slug: 'dialect/one', kind: 'concept', title: 'One', summary: '', body: '', timeline: '', frontmatter: '{}' }).execute();
     const updated = await db.withSchema('homelab').updateTable('topics').set({ summary: 'changed' }).where('slug', '=', 'dialect/one').executeTakeFirst();
