@@ -17,8 +17,11 @@ export interface Embedder {
   readonly model: string;
   /** Length of every returned vector, e.g. 768 or 512. */
   readonly dimensions: number;
-  /** Embeds texts to be searched (card chunks), batched internally; one vector per text, in order. */
-  embedDocuments(texts: string[]): Promise<number[][]>;
+  /**
+   * Embeds texts to be searched (card chunks), batched internally; one vector per text, in order.
+   * After `signal` aborts, work not yet started is dropped (the promise rejects).
+   */
+  embedDocuments(texts: string[], options?: { signal?: AbortSignal }): Promise<number[][]>;
   /** Embeds a search query; some models embed queries differently from documents. */
   embedQuery(text: string): Promise<number[]>;
   /** Cheap liveness probe: resolves to { ok: true } or { ok: false, reason } and never throws. */
