@@ -26,6 +26,11 @@ export interface Embedder {
   embedQuery(text: string): Promise<number[]>;
   /** Cheap liveness probe: resolves to { ok: true } or { ok: false, reason } and never throws. */
   health(): Promise<EmbedderHealth>;
+  /**
+   * A query is expected soon (an MCP session opened): an embedder that loads its model on
+   * demand starts loading it now, in the background. Returns at once and never throws; optional.
+   */
+  prepare?(): void;
   /** Releases what the embedder holds (a thread, sockets); optional. */
   close?(): Promise<void>;
 }

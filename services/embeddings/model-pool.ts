@@ -17,10 +17,14 @@ export interface ModelPoolOptions extends ModelThreadOptions {
   helperNice: number;
 }
 
-/** Texts per job sent to a thread: enough to pack well, few enough for two threads to share a batch. */
-const JOB_TEXTS = 32;
-/** Jobs waiting, every thread busy, before a helper starts: a search before add's few texts do not start one. */
-const BACKLOG_JOBS = 2;
+/**
+ * Texts per job sent to a thread. The texts of a call are sorted by length before they are cut
+ * into jobs, so a job's texts are alike and pack well; small, so that two threads share a batch
+ * and a helper's last job (niced, it may crawl on a busy machine) holds the batch up briefly.
+ */
+const JOB_TEXTS = 16;
+/** Jobs waiting (of JOB_TEXTS each) while every thread is busy, before a helper starts: a search before add's few texts never start one. */
+const BACKLOG_JOBS = 4;
 
 interface Slot {
   thread: ModelThread;
@@ -89,6 +93,7 @@ export class ModelPool {
   documents(texts: string[], signal?: AbortSignal): Promise<number[][]> {
     return this.using(async () => {
       await this.load();
+      signal?.throwIfAborted();
       const order = texts.map((_, i) => i).sort((a, b) => texts[a]!.length - texts[b]!.length);
       const jobs: { indices: number[]; done: Promise<number[][]> }[] = [];
       const queued: DocumentJob[] = [];
@@ -139,7 +144,9 @@ export class ModelPool {
   /** Hands waiting jobs to free threads; starts a helper when a backlog waits for busy ones. */
   private pump(): void {
     while (this.queue.length > 0) {
-      const slot = this.slots.find((s) => s.ready && s.documents === 0);
+      // A helper takes a job only with another waiting behind it: the last one goes to the
+      // primary, which is never niced, so a batch never waits long for a crawling helper.
+      const slot = this.slots.find((s) => s.ready && s.documents === 0 && (s.primary || this.queue.length > 1));
       if (!slot) break;
       const job = this.queue.shift()!;
       slot.documents++;

@@ -79,6 +79,11 @@ export class OfflineEmbedder implements Embedder {
     return done;
   }
 
+  /** Starts loading the model in the background (a session opened: a search is coming); it stops again after idleMs unused. */
+  prepare(): void {
+    this.load().catch(() => undefined); // the search that follows gets the error, or loads again
+  }
+
   /** Whether a model thread is running (the last one stops after idleMs without work). */
   get running(): boolean {
     return this.pool.threads > 0;
