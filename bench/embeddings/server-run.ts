@@ -45,7 +45,7 @@ function threadCpu(pid: number): { main: number; other: number } {
   return { main, other };
 }
 
-function rssMb(pid: number): number {
+export function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : 0;
 }

@@ -41,7 +41,11 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 /** The package root of a build: dist/cli/brain.js → its two levels up. */
 const rootOf = (brainJs: string) => dirname(dirname(dirname(brainJs)));
 const label = (brainJs: string) => (builds.length === 1 ? 'this build' : rootOf(brainJs));
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length === 0 ? NaN : s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
 
 interface BuildModules {
   chunkCard(card: ChunkerCard, options?: ChunkOptions): Chunk[];
