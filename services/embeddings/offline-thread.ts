@@ -57,6 +57,9 @@ const loading = (async () => {
     const { initModel } = await import(workerData.embeddingsUrl);
     const { modelSource } = await import(workerData.weightsUrl);
     model = await initModel(modelSource);
+    // The model's first call costs 200-300 ms more than the next (its WebAssembly kernels and
+    // graph are set up then): made here, it is part of the load, not of the first search.
+    await model.embed(['warm up']);
     parentPort.postMessage({ id: 0, loadMs: performance.now() - started });
   } catch (error) {
     loadError = String(error && error.stack || error);
