@@ -6,7 +6,7 @@
 // session opened 2 s before its first search (the session's opening starts the load).
 // --brain takes several builds (comma-separated brain.js paths), run alternately.
 //
-//   npm run build && node dist/bench/embeddings/idle-memory.js [--rounds 2] [--release] [--brain A,B]
+//   npm run build && node dist/bench/embeddings/idle-memory.js [--rounds 2] [--session-wait MS] [--release] [--brain A,B]
 import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -18,7 +18,10 @@ import { brainEnv } from './backlog.js';
 import { rssMb } from './server-run.js';
 
 const { values } = parseArgs({
-  options: { rounds: { type: 'string', default: '2' }, release: { type: 'boolean', default: false }, brain: { type: 'string', default: 'dist/cli/brain.js' }, port: { type: 'string', default: '18912' } },
+  options: {
+    rounds: { type: 'string', default: '2' },
+    /** How long the first search's session is open before it searches (the session's opening starts the model's load). */
+    'session-wait': { type: 'string', default: '0' }, release: { type: 'boolean', default: false }, brain: { type: 'string', default: 'dist/cli/brain.js' }, port: { type: 'string', default: '18912' } },
 });
 const builds = values.brain.split(',').map((p) => resolve(p));
 const port = Number(values.port);
@@ -57,11 +60,11 @@ async function once(brainJs: string, dir: string): Promise<string> {
     await sleep(10_000);
     const idle = rssMb(child.pid!);
     const url = `http://127.0.0.1:${port}/mcp`;
-    const first = await timedSearch(url, 'which host runs the backups?');
+    const first = await timedSearch(url, 'which host runs the backups?', Number(values['session-wait']));
     const loaded = rssMb(child.pid!);
     const warm: number[] = [];
     for (let i = 0; i < 5; i++) warm.push(await timedSearch(url, `question number ${i} about the NAS`));
-    let line = `idle after warm-up ${idle.toFixed(0)} MB; first search ${first.toFixed(0)} ms (RSS then ${loaded.toFixed(0)} MB); next ${median(warm).toFixed(0)} ms (median of 5)`;
+    let line = `idle after warm-up ${idle.toFixed(0)} MB; first search (${values['session-wait']} ms after its session opened) ${first.toFixed(0)} ms (RSS then ${loaded.toFixed(0)} MB); next ${median(warm).toFixed(0)} ms (median of 5)`;
     if (values.release) {
       await sleep(5 * 60_000 + 15_000);
       const released = rssMb(child.pid!);

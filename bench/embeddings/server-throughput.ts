@@ -33,7 +33,7 @@ const { values } = parseArgs({
   },
 });
 const builds = values.brain.split(',').map((p) => resolve(p));
-const embedders = values.embedders.split(',') as ('offline' | 'ollama')[];
+const embedders = values.embedders.split(',').filter(Boolean) as ('offline' | 'ollama')[];
 const rounds = Number(values.rounds);
 const port = Number(values.port);
 const loadNow = () => loadavg().map((l) => l.toFixed(2)).join(' ');
@@ -50,7 +50,7 @@ const median = (xs: number[]) => {
 interface BuildModules {
   chunkCard(card: ChunkerCard, options?: ChunkOptions): Chunk[];
   CHUNK_OPTIONS: ChunkOptions;
-  OfflineEmbedder: new () => Embedder & { load(): Promise<void>; close(): Promise<void> };
+  OfflineEmbedder: new (options?: { threads?: number }) => Embedder & { load(): Promise<void>; close(): Promise<void> };
 }
 
 async function modulesOf(brainJs: string): Promise<BuildModules> {
@@ -72,12 +72,17 @@ function chunkStats(m: BuildModules, cards: BacklogCards): string {
   );
 }
 
-/** texts/s and CPU ms per text of `embedder` over `texts`, in groups the size of a worker batch. */
+/** texts/s and CPU ms per text of `embedder` over `texts`, called as the worker calls it: 64 texts a call, two calls in flight. */
 async function alone(embedder: Embedder, texts: string[]): Promise<string> {
   await embedder.embedDocuments(texts.slice(0, 4));
   const cpu0 = process.cpuUsage();
   const started = performance.now();
-  for (let i = 0; i < texts.length; i += 64) await embedder.embedDocuments(texts.slice(i, i + 64));
+  const calls: Promise<number[][]>[] = [];
+  for (let i = 0; i < texts.length; i += 64) {
+    calls.push(embedder.embedDocuments(texts.slice(i, i + 64)));
+    if (calls.length >= 2) await calls.at(-2);
+  }
+  await Promise.all(calls);
   const ms = performance.now() - started;
   const cpu = process.cpuUsage(cpu0);
   return `${((texts.length * 1000) / ms).toFixed(1)} texts/s, ${((cpu.user + cpu.system) / 1000 / texts.length).toFixed(1)} ms CPU per text`;
@@ -100,10 +105,15 @@ try {
   console.log(`\n## The embedder alone, on the first ${texts.length} chunks of the backlog`);
   for (let r = 0; r < rounds; r++) {
     for (const b of builds) {
-      const offline = new (modules.get(b)!.OfflineEmbedder)();
-      await offline.load();
-      console.log(`offline (${label(b)}): ${await alone(offline, texts)}; load ${loadNow()}`);
-      await offline.close();
+      // The build's default, and (where the build has the option) one model thread.
+      for (const opts of [{}, { threads: 1 }]) {
+        const offline = new (modules.get(b)!.OfflineEmbedder)(opts);
+        if (opts.threads && !('threads' in offline)) continue;
+        await offline.load();
+        const threads = opts.threads ? ', 1 thread' : '';
+        console.log(`offline (${label(b)}${threads}): ${await alone(offline, texts)}; load ${loadNow()}`);
+        await offline.close();
+      }
     }
   }
   console.log(`fake Ollama over HTTP: ${await alone(new OllamaEmbedder({ url: fake.url }), texts)}`);
