@@ -42,7 +42,12 @@ export function chunkCard(card: CardText, options: ChunkOptions = {}): Chunk[] {
 
   const title = oneLine(card.title);
   const { preamble, sections } = splitSections(normalise(card.body));
-  const opening = [normalise(card.summary ?? '').trim(), preamble].filter((s) => s !== '').join('\n\n');
+  // Every chunk starts with the title, so the title said again adds nothing but tokens (the
+  // model's cost grows with them): a summary that is the title (each episode imported from a
+  // GBrain timeline line) and a body's leading `# Title` (each imported GBrain page) are left out.
+  // Without this a GBrain page's first chunk was its title twice, a third of its chunks.
+  const summary = normalise(card.summary ?? '').trim();
+  const opening = [sameText(summary, title) ? '' : summary, withoutTitleHeading(preamble, title)].filter((s) => s !== '').join('\n\n');
 
   // A heading with nothing under it adds nothing the title chunk does not already say.
   const parts = sections.filter((s) => s.content !== '');
@@ -83,6 +88,16 @@ function normalise(text: string): string {
 
 function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
+}
+
+function sameText(a: string, b: string): boolean {
+  return oneLine(a).toLowerCase() === b.toLowerCase();
+}
+
+/** The preamble without a first line `# <the title>`. */
+function withoutTitleHeading(preamble: string, title: string): string {
+  const m = /^ {0,3}#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*(?:\n|$)/.exec(preamble);
+  return m && title !== '' && sameText(m[1]!, title) ? preamble.slice(m[0].length).trim() : preamble;
 }
 
 /** Splits on `##` lines outside fenced code blocks. `###` and deeper stay inside their section. */

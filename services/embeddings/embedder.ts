@@ -17,12 +17,20 @@ export interface Embedder {
   readonly model: string;
   /** Length of every returned vector, e.g. 768 or 512. */
   readonly dimensions: number;
-  /** Embeds texts to be searched (card chunks), batched internally; one vector per text, in order. */
-  embedDocuments(texts: string[]): Promise<number[][]>;
+  /**
+   * Embeds texts to be searched (card chunks), batched internally; one vector per text, in order.
+   * After `signal` aborts, work not yet started is dropped (the promise rejects).
+   */
+  embedDocuments(texts: string[], options?: { signal?: AbortSignal }): Promise<number[][]>;
   /** Embeds a search query; some models embed queries differently from documents. */
   embedQuery(text: string): Promise<number[]>;
   /** Cheap liveness probe: resolves to { ok: true } or { ok: false, reason } and never throws. */
   health(): Promise<EmbedderHealth>;
+  /**
+   * A query is expected soon (an MCP session opened): an embedder that loads its model on
+   * demand starts loading it now, in the background. Returns at once and never throws; optional.
+   */
+  prepare?(): void;
   /** Releases what the embedder holds (a thread, sockets); optional. */
   close?(): Promise<void>;
 }

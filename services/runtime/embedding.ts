@@ -45,7 +45,9 @@ export function startSubjectEmbedding(ctx: BrainContext, choice: EmbedderChoice,
   const running: EmbedWorker = startEmbedWorker({
     ctx,
     embedder: choice.embedder,
-    batchSize: 16,
+    // Cards per read of the pending ones (at most BATCH_CHUNK_BUDGET chunks); they are embedded
+    // in calls of EMBED_CALL_CHUNKS, so a search waits for one model call, not for the batch.
+    batchSize: 128,
     pollMs: 2_000,
     // A server's start (listening, the banner) goes first; see services/runtime/serve.ts.
     firstDelayMs: 1_000,

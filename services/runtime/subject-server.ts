@@ -66,13 +66,16 @@ export async function startSubjectServer(opts: SubjectServerOptions): Promise<Ru
     allowedHosts: [...(opts.allowedHosts ?? []), ...(opts.oauth?.publicUrl ? [opts.oauth.publicUrl.hostname] : [])],
     bearerToken: opts.bearerToken,
     oauth: opts.oauth,
-    createServer: (auth) =>
-      createBrainServer({
+    createServer: (auth) => {
+      // A client is connecting: the offline model (loaded on first need) starts loading now.
+      services.search?.embedder?.prepare?.();
+      return createBrainServer({
         ...remoteSession(ctx, auth),
         services,
         extraTools: opts.extraTools,
         logError: (error) => log.error({ err: error }, 'tool failed'),
-      }),
+      });
+    },
     readiness: () => checkReadiness(ctx, embedding.report),
     ...(opts.rateLimit ? { requestsPerSecond: opts.rateLimit.perSecond, burst: opts.rateLimit.burst } : {}),
     ...(opts.sessionIdleMs === undefined ? {} : { sessionIdleMs: opts.sessionIdleMs }),

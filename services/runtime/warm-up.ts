@@ -1,17 +1,38 @@
-// What a server does once it listens, so the first search is as fast as the tenth: the
-// embedder loads its model (the offline one needs a second or two; Ollama loads it into
-// memory), and each subject runs one search of each kind, which brings the catalog and the
-// search indexes into PGlite's cache. It runs in the background, after the banner, and a
-// request that comes first simply does the same work itself.
+// What a server does once it listens, so the first search is as fast as the tenth: each
+// subject runs one search of each kind, which brings the catalog and the search indexes into
+// PGlite's cache; Ollama loads its model (into Ollama's memory, not this process's). It runs in
+// the background, after the banner, and a request that comes first simply does the same work.
+//
+// The offline model is not loaded here. Its threads hold 130-180 MB, most of what an idle server
+// would otherwise hold besides PGlite, and they stop after a few minutes without work anyway, so
+// loading at start only served searches made in the first minutes. It loads on first need
+// instead: when an MCP session opens (a client that connects is about to search; the load takes
+// about half a second, while the client lists tools), on a search, or for the worker's backlog.
+// The warm-up's hybrid search uses a stand-in vector of the model's size, which warms the same
+// SQL and HNSW index without the model.
 import type { Logger } from 'pino';
+import type { Embedder } from '../embeddings/embedder.js';
+import { OfflineEmbedder } from '../embeddings/offline.js';
 import { search } from '../search/index.js';
 import type { EmbedderChoice } from './embedding.js';
 import type { RunningSubjectServer } from './subject-server.js';
 
 export interface WarmUpState {
-  /** 'warming' until done; 'ready' after; 'failed' when the embedder did not load (search is keyword-only until it does). */
+  /** 'warming' until done; 'ready' after; 'failed' when the embedder did not answer (search is keyword-only until it does). */
   state: 'warming' | 'ready' | 'failed';
   ms?: number;
+}
+
+/** Answers every query with the same unit vector, as `of` would size it: for warming the vector query, not for ranking. */
+export function standIn(of: Embedder): Embedder {
+  const v = Array.from({ length: of.dimensions }, (_, i) => (i === 0 ? 1 : 0));
+  return {
+    model: of.model,
+    dimensions: of.dimensions,
+    embedDocuments: async (texts) => texts.map(() => v),
+    embedQuery: async () => v,
+    health: async () => ({ ok: true }),
+  };
 }
 
 export function warmUp(servers: readonly RunningSubjectServer[], choice: EmbedderChoice, logger: Logger, delayMs = 0): { readonly status: WarmUpState; done: Promise<void> } {
@@ -20,7 +41,8 @@ export function warmUp(servers: readonly RunningSubjectServer[], choice: Embedde
     await new Promise((resolve) => setTimeout(resolve, delayMs).unref());
     const started = performance.now();
     let embedderOk = true;
-    if (choice.embedder) {
+    const onDemand = choice.embedder instanceof OfflineEmbedder;
+    if (choice.embedder && !onDemand) {
       try {
         await choice.embedder.embedQuery('warm up');
       } catch (err) {
@@ -28,14 +50,15 @@ export function warmUp(servers: readonly RunningSubjectServer[], choice: Embedde
         logger.warn({ err }, 'the embedder did not load at start; search is keyword-only until it does');
       }
     }
+    const embedder = choice.embedder && onDemand ? standIn(choice.embedder) : choice.embedder;
     for (const s of servers) {
-      for (const mode of ['keyword', ...(choice.embedder && embedderOk ? (['hybrid'] as const) : [])] as const) {
-        await search(s.ctx, { query: 'warm up', mode, limit: 1 }, { embedder: choice.embedder }).catch((err: unknown) => logger.info({ err, subject: s.subject.name }, 'warm-up search failed'));
+      for (const mode of ['keyword', ...(embedder && embedderOk ? (['hybrid'] as const) : [])] as const) {
+        await search(s.ctx, { query: 'warm up', mode, limit: 1 }, { embedder }).catch((err: unknown) => logger.info({ err, subject: s.subject.name }, 'warm-up search failed'));
       }
     }
     status.state = embedderOk ? 'ready' : 'failed';
     status.ms = Math.round(performance.now() - started);
-    logger.info({ ms: status.ms, embedder: status.state }, 'warmed up');
+    logger.info({ ms: status.ms, embedder: status.state, ...(onDemand ? { model: 'loads on first need' } : {}) }, 'warmed up');
   })();
   return { status, done };
 }

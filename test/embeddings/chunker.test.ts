@@ -27,6 +27,23 @@ describe('chunkCard', () => {
     ]);
   });
 
+  it('does not say the title again: a summary equal to it, or a leading # heading equal to it', () => {
+    // A GBrain timeline line's episode: title and summary are the same text.
+    expect(chunkCard({ title: 'Raised the seed round.', summary: 'Raised  the seed round.', body: 'email' })).toEqual([
+      { index: 0, heading: null, text: '# Raised the seed round.\n\nemail' },
+    ]);
+    // A GBrain page: its body opens with the title as an H1; only the sections are left.
+    const page = chunkCard({ title: 'Lumen Notes', summary: '', body: '# Lumen Notes\n\n## State\n\nShipped.\n\n## Open Threads\n\n- Pricing.' });
+    expect(page.map((c) => c.heading)).toEqual(['State', 'Open Threads']);
+    // What follows the H1 stays, and a different H1 or summary is content.
+    expect(chunkCard({ title: 'Lumen Notes', body: '# Lumen Notes #\nIntro.\n\n## A\nx' })[0]!.text).toBe('# Lumen Notes\n\nIntro.');
+    expect(chunkCard({ title: 'Lumen Notes', summary: 'Lumen notes, summarised', body: '# Other heading\n\n## A\nx' })[0]!.text).toBe(
+      '# Lumen Notes\n\nLumen notes, summarised\n\n# Other heading',
+    );
+    // A card that is only its title keeps its one chunk.
+    expect(chunkCard({ title: 'Just a title', summary: 'Just a title', body: '# Just a title' })).toEqual([{ index: 0, heading: null, text: '# Just a title' }]);
+  });
+
   it('does not treat ## inside fenced code blocks as a heading', () => {
     const body = [
       'Intro.',

@@ -54,14 +54,15 @@ describeOn('pglite', 'embedding batches are bounded', (brain) => {
     const m = { model: embedder.model, dims: embedder.dimensions };
     expect(await countPending(ctx.db, 'homelab', m)).toBe(13);
 
-    // The 12 small cards are the most recent: three chunks each, so the first batch takes 12 of them (36 chunks).
-    const first = await embedPendingBatch(ctx, embedder, { batchSize: 16 });
+    // The 12 small cards are the most recent: three chunks each, so a batch of 64 chunks takes 12 of them (36 chunks).
+    const first = await embedPendingBatch(ctx, embedder, { batchSize: 16, chunkBudget: 64 });
     expect(first.seen).toBe(12);
-    expect(first.chunks).toBeLessThanOrEqual(BATCH_CHUNK_BUDGET);
+    expect(first.chunks).toBeLessThanOrEqual(64);
     expect(await countPending(ctx.db, 'homelab', m)).toBe(1);
 
     const second = await embedPendingBatch(ctx, embedder, { batchSize: 16 });
     expect(second).toMatchObject({ seen: 1, embedded: 1 });
+    expect(second.chunks).toBeLessThanOrEqual(BATCH_CHUNK_BUDGET);
     // 200,000 characters in chunks of at most 1,200 with 150 of overlap: about 190, never 9,000.
     expect(second.chunks).toBeGreaterThan(150);
     expect(second.chunks).toBeLessThanOrEqual(Math.ceil(EMBED_TEXT_LIMIT / 1000));
