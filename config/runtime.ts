@@ -27,6 +27,11 @@ const env = z.object({
   BRAIN_EMBEDDED_CACHE_MB: z.coerce.number().int().min(16).max(1024).optional(),
   BRAIN_OPEN_DAMAGED: z.enum(['0', '1']).optional(),
   BRAIN_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(24 * 60).optional(),
+  BRAIN_EMBEDDED_IDLE_MINUTES: z
+    .string()
+    .refine((v) => v === 'off' || (/^\d+(\.\d+)?$/.test(v) && Number(v) >= 0.05 && Number(v) <= 24 * 60), 'must be minutes from 0.05 to 1440, or off')
+    .transform((v) => (v === 'off' ? ('off' as const) : Number(v)))
+    .optional(),
   BRAIN_OAUTH_SUBJECTS: z.string().regex(/^[a-z][a-z0-9_]*(\s*,\s*[a-z][a-z0-9_]*)*$/, 'must be subject names separated by commas, e.g. homelab,novel').optional(),
   BRAIN_PUBLIC_URLS: z.string().min(1).optional(),
   BRAIN_OAUTH_ACCESS_MINUTES: z.coerce.number().int().min(1).max(60).optional(),
@@ -63,6 +68,13 @@ function publicUrls(value: string | undefined, oauthSubjects: readonly string[])
   return Object.freeze(out);
 }
 
+/**
+ * How long an embedded server keeps PGlite open with no request (BRAIN_EMBEDDED_IDLE_MINUTES):
+ * as long as the offline model's threads stay (services/embeddings/offline.ts), so a session in
+ * use never waits for either, and an idle brain gives back both.
+ */
+export const DEFAULT_EMBEDDED_IDLE_MINUTES = 5;
+
 /** The web view's port (`brain view`, and `brain up` beside the MCP servers) when BRAIN_VIEW_PORT is unset. */
 export const DEFAULT_VIEW_PORT = 7400;
 
@@ -97,6 +109,8 @@ export interface RuntimeConfig {
   readonly proposalTtlMinutes: number;
   /** An MCP session with no request and no open stream for this long is closed (default 10). */
   readonly sessionIdleMinutes: number;
+  /** Embedded servers: PGlite is closed after this long with no request, and opened again by the next (db/embedded.ts); undefined: never. */
+  readonly embeddedIdleMinutes: number | undefined;
   /** Subjects served with OAuth (services/auth/): a token is required on /mcp. */
   readonly oauthSubjects: readonly string[];
   /** The public origin a tunnel serves a subject at, by subject (only OAuth subjects). */
@@ -141,6 +155,7 @@ export function loadRuntimeConfig(source: NodeJS.ProcessEnv = process.env): Runt
     ollamaModel: e.BRAIN_OLLAMA_MODEL ?? 'nomic-embed-text',
     proposalTtlMinutes: e.BRAIN_PROPOSAL_TTL_MINUTES ?? 24 * 60,
     sessionIdleMinutes: e.BRAIN_SESSION_IDLE_MINUTES ?? 10,
+    embeddedIdleMinutes: e.BRAIN_EMBEDDED_IDLE_MINUTES === 'off' ? undefined : (e.BRAIN_EMBEDDED_IDLE_MINUTES ?? DEFAULT_EMBEDDED_IDLE_MINUTES),
     oauthSubjects,
     publicUrls: publicUrls(e.BRAIN_PUBLIC_URLS, oauthSubjects),
     oauthAccessMinutes: e.BRAIN_OAUTH_ACCESS_MINUTES ?? 10,

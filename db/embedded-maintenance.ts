@@ -14,6 +14,7 @@
 // every table at every start took seconds at 100k cards, holding the connection from the
 // first searches. Each table's step takes the connection on its own: a request waits for one
 // ANALYZE at most, never for the whole pass.
+import type { PGlite } from '@electric-sql/pglite';
 import type { EmbeddedDatabase } from './embedded.js';
 import { ident } from './sql.js';
 
@@ -65,11 +66,11 @@ export function maintenanceFor(t: TableActivity, firstPass = false): Maintenance
   return undefined;
 }
 
-async function activity(embedded: EmbeddedDatabase): Promise<TableActivity[]> {
+async function activity(pg: PGlite): Promise<TableActivity[]> {
   // Activity counters reach the statistics views when the backend reports them, which a
   // single-user PGlite does only when asked.
-  await embedded.pg.query('SELECT pg_stat_force_next_flush()');
-  const res = await embedded.pg.query<{ schema: string; tbl: string; reltuples: number; live: number; dead: number; mods: number; ins: number; stats: boolean; relpages: number; pages: number }>(
+  await pg.query('SELECT pg_stat_force_next_flush()');
+  const res = await pg.query<{ schema: string; tbl: string; reltuples: number; live: number; dead: number; mods: number; ins: number; stats: boolean; relpages: number; pages: number }>(
     `SELECT s.schemaname AS schema, s.relname AS tbl, c.reltuples::float8 AS reltuples,
             c.relpages::float8 AS relpages, (pg_relation_size(c.oid) / current_setting('block_size')::int)::float8 AS pages,
             s.n_live_tup::float8 AS live, s.n_dead_tup::float8 AS dead,
@@ -96,30 +97,32 @@ async function activity(embedded: EmbeddedDatabase): Promise<TableActivity[]> {
 /**
  * One pass: every table that needs it is analysed or vacuumed (`firstPass`: also those whose
  * size moved since their statistics), and the full-text indexes' pending lists are merged.
- * Returns what was done.
+ * Returns what was done. A brain asleep (db/embedded.ts) is not woken for it: the pass does
+ * nothing, or stops where it is.
  */
 export async function maintainEmbedded(embedded: EmbeddedDatabase, opts: { firstPass?: boolean; stopped?: () => boolean } = {}): Promise<MaintenanceStep[]> {
-  const tables = await embedded.lock.run(async () => {
+  const tables = await embedded.runIfAwake(async (pg) => {
     // New rows of a GIN index wait in a pending list that every search scans; VACUUM merges it,
     // and so does this, at a cost proportional to the list (nothing when it is empty).
-    await embedded.pg.query(
+    await pg.query(
       `SELECT gin_clean_pending_list(i.indexrelid) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
         WHERE a.amname = 'gin' AND c.relnamespace IN (SELECT oid FROM pg_namespace WHERE nspname IN (SELECT name FROM brain.subjects))`,
     );
-    return activity(embedded);
+    return activity(pg);
   });
   const steps: MaintenanceStep[] = [];
-  for (const t of tables) {
+  for (const t of tables ?? []) {
     const action = maintenanceFor(t, opts.firstPass);
     if (!action) continue;
     if (opts.stopped?.()) break;
     const name = `${ident(t.schema)}.${ident(t.table)}`;
     // One table at a time, each taking the connection on its own (see the top of the file).
-    const ms = await embedded.lock.run(async () => {
+    const ms = await embedded.runIfAwake(async (pg) => {
       const started = performance.now();
-      await embedded.pg.exec(`${action === 'analyze' ? 'ANALYZE' : 'VACUUM (ANALYZE)'} ${name}`);
+      await pg.exec(`${action === 'analyze' ? 'ANALYZE' : 'VACUUM (ANALYZE)'} ${name}`);
       return Math.round(performance.now() - started);
     });
+    if (ms === undefined) break; // fell asleep meanwhile
     steps.push({ table: `${t.schema}.${t.table}`, action, ms });
   }
   return steps;
@@ -138,8 +141,16 @@ export function startEmbeddedMaintenance(
 ): MaintenanceLoop {
   let running: Promise<MaintenanceStep[]> = Promise.resolve([]);
   let stopped = false;
-  let passes = 0;
-  const one = () => (stopped ? [] : maintainEmbedded(embedded, { firstPass: passes++ === 0, stopped: () => stopped }));
+  // The first pass of each PGlite instance also goes by the tables' sizes: a brain woken from its
+  // idle sleep has forgotten its activity counters too.
+  let generation = 0;
+  const one = async () => {
+    if (stopped || !embedded.awake) return [];
+    const firstPass = embedded.generation !== generation;
+    const steps = await maintainEmbedded(embedded, { firstPass, stopped: () => stopped });
+    if (firstPass && embedded.awake) generation = embedded.generation;
+    return steps;
+  };
   const pass = (): Promise<MaintenanceStep[]> => {
     running = running.then(one, one);
     running.then(

@@ -2,11 +2,18 @@
 // Postgres server. One process holds every subject, but each transaction runs as the
 // subject's role (SET LOCAL ROLE), so Postgres still enforces the same grants.
 import { mkdirSync, readdirSync, statSync, type Dirent } from 'node:fs';
-import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { dirname, join } from 'node:path';
+import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { Mutex } from './mutex.js';
+import { BrainAsleepError } from './work-order.js';
+
+export { BrainAsleepError };
 
 /** int8 as a JS number, like the server pools: ids stay far below 2^53. */
 const INT8 = 20;
@@ -86,17 +93,58 @@ function directoryBytes(dir: string): number {
   return total;
 }
 
+/**
+ * What the owner of the data directory does around each close of PGlite (db/open.ts: the file
+ * sizes and the catalog the next open checks). `closing` reads what it needs while PGlite is
+ * still open and returns what to do once it has closed; `opened` runs after each reopening.
+ */
+export interface CloseHooks {
+  closing(pg: PGlite): Promise<() => void>;
+  opened(): void;
+}
+
+
+/** Told when the brain falls asleep and wakes (a server logs them). */
+export interface SleepEvents {
+  slept?(): void;
+  woke?(ms: number): void;
+}
+
+type WasmModule = NonNullable<PGliteOptions['pgliteWasmModule']>;
+/** The WebAssembly global (the project's TypeScript libraries leave out the DOM's declarations of it). */
+const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WasmModule> } }).WebAssembly;
+
+/** The compiled Postgres, kept while the process runs: a brain woken from its idle sleep does not compile it again. */
+let compiledPostgres: Promise<WasmModule> | undefined;
+function postgresModule(): Promise<WasmModule> {
+  compiledPostgres ??= readFile(join(dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), 'pglite.wasm')).then((bytes) => wasm.compile(bytes));
+  compiledPostgres.catch(() => (compiledPostgres = undefined));
+  return compiledPostgres;
+}
+
 export class EmbeddedDatabase {
   /** PGlite is one connection: a transaction must own it from BEGIN to COMMIT. */
   readonly lock = new Mutex();
 
+  private current: PGlite | undefined;
+  private opened = 1;
+  private lastUse = performance.now();
+  private idleTimer: NodeJS.Timeout | undefined;
+  private hooks: CloseHooks | undefined;
+  private events: SleepEvents = {};
+  private closed = false;
   private readonly checkpoints: NodeJS.Timeout | undefined;
   private checking: Promise<unknown> = Promise.resolve();
+  /** Times the brain went to sleep and woke (tests, logs). */
+  readonly sleeps = { slept: 0, woke: 0, lastWakeMs: 0 };
 
   private constructor(
-    readonly pg: PGlite,
+    pg: PGlite,
+    private readonly dir: string | undefined,
+    private readonly startParams: string[],
     checkpointCheckMs: number | undefined,
   ) {
+    this.current = pg;
     if (checkpointCheckMs === undefined) return;
     this.checkpoints = setInterval(() => {
       this.checking = this.checking.then(() => this.checkpointIfDue()).catch(() => undefined);
@@ -104,17 +152,146 @@ export class EmbeddedDatabase {
     this.checkpoints.unref();
   }
 
+  /** The open PGlite. Only under the lock, taken with acquire() or run() (which wake a sleeping brain). */
+  get pg(): PGlite {
+    if (!this.current) throw new BrainAsleepError();
+    return this.current;
+  }
+
+  /** Whether PGlite is open (false while the brain sleeps, see sleepWhenIdle). */
+  get awake(): boolean {
+    return this.current !== undefined;
+  }
+
+  /**
+   * Which PGlite instance this is: statements prepared in its session (db/pglite-dialect.ts)
+   * belong to it and are prepared again in the next one.
+   */
+  get generation(): number {
+    return this.opened;
+  }
+
+  /**
+   * Takes the connection, waking the brain if it sleeps. Background work (the embedding
+   * worker's polls, maintenance) neither wakes it (it gets BrainAsleepError) nor counts as a
+   * use that keeps it awake.
+   */
+  async acquire(priority?: number, background = false): Promise<() => void> {
+    const release = await this.lock.acquire(priority);
+    try {
+      if (!this.current) {
+        if (background || this.closed) throw this.closed ? new Error('the embedded brain is closed') : new BrainAsleepError();
+        await this.wake();
+      }
+    } catch (error) {
+      release();
+      throw error;
+    }
+    if (background) return release;
+    this.lastUse = performance.now();
+    return () => {
+      this.lastUse = performance.now();
+      release();
+    };
+  }
+
+  /** Runs `fn` holding the connection (waking the brain if it sleeps). */
+  async run<T>(fn: (pg: PGlite) => Promise<T>, priority?: number): Promise<T> {
+    const release = await this.acquire(priority);
+    try {
+      return await fn(this.pg);
+    } finally {
+      release();
+    }
+  }
+
+  /** Runs `fn` holding the connection if the brain is awake; undefined if it sleeps. Not a use. */
+  async runIfAwake<T>(fn: (pg: PGlite) => Promise<T>): Promise<T | undefined> {
+    let release: () => void;
+    try {
+      release = await this.acquire(undefined, true);
+    } catch (error) {
+      if (error instanceof BrainAsleepError) return undefined;
+      throw error;
+    }
+    try {
+      return await fn(this.pg);
+    } finally {
+      release();
+    }
+  }
+
+  /** Counts as a use now: background work that found something to do keeps the brain awake. */
+  touch(): void {
+    this.lastUse = performance.now();
+  }
+
+  /** Set by the owner of the data directory before the brain may sleep (db/open.ts). */
+  setCloseHooks(hooks: CloseHooks): void {
+    this.hooks = hooks;
+  }
+
+  /**
+   * Closes PGlite after `idleMs` with no use, giving its memory back (its page cache, Postgres's
+   * own memory and the WebAssembly instance: most of an idle server's memory), and opens it again
+   * on the next request. The data directory stays locked by this process meanwhile, so nothing
+   * else can change it: waking needs no checks, only PGlite's start. Looked at every
+   * `checkEveryMs` (default a tenth of idleMs, at most 15 s).
+   */
+  sleepWhenIdle(idleMs: number, events: SleepEvents = {}, checkEveryMs = Math.min(15_000, Math.max(50, idleMs / 10))): void {
+    if (!this.dir) throw new Error('an in-memory brain cannot sleep: closing it would lose everything in it');
+    clearInterval(this.idleTimer);
+    this.events = events;
+    this.idleTimer = setInterval(() => void this.sleepIfIdle(idleMs).catch(() => undefined), checkEveryMs);
+    this.idleTimer.unref();
+  }
+
+  /** Sleeps now if nothing used the brain for `idleMs` (and nothing holds or waits for it). Returns whether it slept. */
+  async sleepIfIdle(idleMs: number): Promise<boolean> {
+    if (!this.dir || !this.current || this.closed || this.lock.busy || performance.now() - this.lastUse < idleMs) return false;
+    const release = await this.lock.acquire();
+    try {
+      if (!this.current || this.closed || this.lock.waiting > 0 || performance.now() - this.lastUse < idleMs) return false;
+      await this.closeCurrent();
+      this.sleeps.slept++;
+      this.events.slept?.();
+      collectGarbage();
+      return true;
+    } finally {
+      release();
+    }
+  }
+
+  private async closeCurrent(): Promise<void> {
+    const pg = this.current!;
+    const after = this.hooks ? await this.hooks.closing(pg).catch(() => undefined) : undefined;
+    this.current = undefined;
+    await pg.close();
+    after?.();
+  }
+
+  private async wake(): Promise<void> {
+    const started = performance.now();
+    this.current = await createPGlite(this.dir, this.startParams);
+    this.opened++;
+    this.sleeps.woke++;
+    this.sleeps.lastWakeMs = Math.round(performance.now() - started);
+    this.hooks?.opened();
+    this.events.woke?.(this.sleeps.lastWakeMs);
+  }
+
   /**
    * Checkpoints when WAL_CHECKPOINT_BYTES or more of WAL was written since the last one, between
-   * transactions (it takes the lock). Returns whether it did.
+   * transactions (it takes the lock), if the brain is awake. Returns whether it did.
    */
   async checkpointIfDue(limit = WAL_CHECKPOINT_BYTES): Promise<boolean> {
-    return this.lock.run(async () => {
-      const { rows } = await this.pg.query<{ bytes: number }>('SELECT (pg_current_wal_lsn() - redo_lsn)::float8 AS bytes FROM pg_control_checkpoint()');
+    const done = await this.runIfAwake(async (pg) => {
+      const { rows } = await pg.query<{ bytes: number }>('SELECT (pg_current_wal_lsn() - redo_lsn)::float8 AS bytes FROM pg_control_checkpoint()');
       if (Number(rows[0]?.bytes ?? 0) < limit) return false;
-      await this.pg.exec('CHECKPOINT');
+      await pg.exec('CHECKPOINT');
       return true;
     });
+    return done === true;
   }
 
   /** Opens (creating if needed) the brain in `dir`; `undefined` gives an in-memory brain for tests. */
@@ -131,14 +308,48 @@ export class EmbeddedDatabase {
       '-c',
       `max_wal_size=${WAL_KEEP.maxMb}MB`,
     ];
-    const pg = await PGlite.create(dir, { extensions: { vector, pg_trgm }, parsers: { [INT8]: (v: string) => Number(v), [BYTEA]: parseBytea }, startParams });
+    const pg = await createPGlite(dir, startParams);
     // An in-memory brain (tests) has no files to keep small.
-    return new EmbeddedDatabase(pg, dir ? (options.checkpointCheckMs ?? CHECKPOINT_CHECK_MS) : undefined);
+    return new EmbeddedDatabase(pg, dir, startParams, dir ? (options.checkpointCheckMs ?? CHECKPOINT_CHECK_MS) : undefined);
   }
 
+  /** Closes PGlite for good (running the close hooks if it is awake); a sleeping brain only stops its timers. */
   async close(): Promise<void> {
     clearInterval(this.checkpoints);
+    clearInterval(this.idleTimer);
     await this.checking;
-    await this.lock.run(() => this.pg.close());
+    const release = await this.lock.acquire();
+    try {
+      if (this.closed) return;
+      this.closed = true;
+      if (this.current) await this.closeCurrent();
+    } finally {
+      release();
+    }
   }
+}
+
+/**
+ * A full garbage collection now. The closed PGlite's memory (its page cache and Postgres's heap,
+ * hundreds of MB) is held by one WebAssembly memory object, which V8 frees only when a full
+ * collection finds it unreachable; an idle server allocates next to nothing, so without this
+ * none would come for a long time and the memory would stay. `gc` is V8's own, made reachable
+ * for this one call.
+ */
+function collectGarbage(): void {
+  try {
+    v8.setFlagsFromString('--expose-gc');
+    (runInNewContext('gc') as () => void)();
+  } catch {
+    // Not this V8: the memory goes back at the next collection instead.
+  }
+}
+
+async function createPGlite(dir: string | undefined, startParams: string[]): Promise<PGlite> {
+  return PGlite.create(dir, {
+    pgliteWasmModule: await postgresModule(),
+    extensions: { vector, pg_trgm },
+    parsers: { [INT8]: (v: string) => Number(v), [BYTEA]: parseBytea },
+    startParams,
+  });
 }

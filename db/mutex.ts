@@ -6,7 +6,17 @@
 export class Mutex {
   private held = false;
   /** Sorted by priority, then by arrival. */
-  private readonly waiting: { priority: number; grant: () => void }[] = [];
+  private readonly queue: { priority: number; grant: () => void }[] = [];
+
+  /** Whether the lock is held now. */
+  get busy(): boolean {
+    return this.held;
+  }
+
+  /** How many wait for it. */
+  get waiting(): number {
+    return this.queue.length;
+  }
 
   /** Waits for the lock and returns its release function. */
   acquire(priority: number = performance.now()): Promise<() => void> {
@@ -16,9 +26,9 @@ export class Mutex {
     }
     return new Promise((resolve) => {
       const waiter = { priority, grant: () => resolve(this.releaser()) };
-      let at = this.waiting.length;
-      while (at > 0 && this.waiting[at - 1]!.priority > priority) at--;
-      this.waiting.splice(at, 0, waiter);
+      let at = this.queue.length;
+      while (at > 0 && this.queue[at - 1]!.priority > priority) at--;
+      this.queue.splice(at, 0, waiter);
     });
   }
 
@@ -37,7 +47,7 @@ export class Mutex {
     return () => {
       if (released) return;
       released = true;
-      const next = this.waiting.shift();
+      const next = this.queue.shift();
       if (next) next.grant();
       else this.held = false;
     };

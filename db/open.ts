@@ -114,41 +114,60 @@ export async function openAdmin(rt: RuntimeConfig, options: OpenOptions = {}): P
           );
         }
       }
-      const direct = pgliteSession(embedded.pg);
+      // Through the getter: a brain woken from its idle sleep is another PGlite (db/embedded.ts).
+      const direct: SqlSession = {
+        query: (text, params) => pgliteSession(embedded.pg).query(text, params),
+        exec: (text) => pgliteSession(embedded.pg).exec(text),
+      };
       const dataDir: NonNullable<AdminConnection['dataDir']> = { path: rt.dataDir, plan, catalogAsClosed: asClosed };
-      // Whether anything ran as the superuser after the bootstrap check (see close()).
+      // Whether anything ran as the superuser after the bootstrap check (see the close hooks).
       let adminAfterCheck = false;
+      let slept = false;
       const session: SqlSession = {
         query: (text, params) => ((adminAfterCheck ||= dataDir.checkedWith !== undefined), direct.query(text, params)),
         exec: (text) => ((adminAfterCheck ||= dataDir.checkedWith !== undefined), direct.exec(text)),
       };
+      // Each close of PGlite, the last one or a sleep while idle, leaves what the next open
+      // checks: the snapshot of the files' sizes and the record that lets it skip the catalog
+      // query (db/bootstrap-state.ts). Both are read while PGlite is open and written once it
+      // has closed; the snapshot is dropped again when PGlite reopens, since the files change.
+      // A one-shot subject command whose statements all ran as the subject's role, after a
+      // check that found the catalog as recorded, changed neither the catalog (the role owns
+      // nothing, so it can grant nothing, and the command's code reads and writes rows only:
+      // no DDL, no VACUUM) nor the set of relation files: its close records both again
+      // without asking Postgres, which would read catalogs none of its statements touched
+      // (0.3-0.6 s of a one-shot command on a 2-core machine). Everything else asks: servers
+      // (their database link runs other processes' statements) and admin commands.
+      embedded.setCloseHooks({
+        async closing(pg) {
+          const plain = dataDir.oneShot === true && dataDir.checkedWith !== undefined && !adminAfterCheck && !slept;
+          const files = plain && sinceClose?.relations ? sinceClose.relations : await listRelationFiles(pg).catch(() => undefined);
+          const catalog = !dataDir.checkedWith
+            ? undefined
+            : plain
+              ? readBootstrapState(rt.dataDir)?.catalog
+              : await catalogDigest(pgliteSession(pg), dataDir.checkedWith.rolePrefix).catch(() => undefined);
+          return () => {
+            if (files) writeSnapshot(rt.dataDir, files);
+            recordClose(rt.dataDir, catalog);
+          };
+        },
+        opened() {
+          slept = true;
+          dropSnapshot(rt.dataDir);
+        },
+      });
       return {
         session,
         embedded,
         secrets: null,
         dataDir,
         async close() {
-          // Only a clean close leaves the snapshot the next open checks the files against, and the
-          // record that lets the next start skip the catalog query (db/bootstrap-state.ts). Both are
-          // read while PGlite is open and written once it has closed.
-          // A one-shot subject command whose statements all ran as the subject's role, after a
-          // check that found the catalog as recorded, changed neither the catalog (the role owns
-          // nothing, so it can grant nothing, and the command's code reads and writes rows only:
-          // no DDL, no VACUUM) nor the set of relation files: its close records both again
-          // without asking Postgres, which would read catalogs none of its statements touched
-          // (0.3-0.6 s of a one-shot command on a 2-core machine). Everything else asks: servers
-          // (their database link runs other processes' statements) and admin commands.
-          const plain = dataDir.oneShot === true && dataDir.checkedWith !== undefined && !adminAfterCheck;
-          const files = plain && sinceClose?.relations ? sinceClose.relations : await listRelationFiles(embedded.pg).catch(() => undefined);
-          const catalog = !dataDir.checkedWith
-            ? undefined
-            : plain
-              ? readBootstrapState(rt.dataDir)?.catalog
-              : await catalogDigest(direct, dataDir.checkedWith.rolePrefix).catch(() => undefined);
-          await embedded.close();
-          if (files) writeSnapshot(rt.dataDir, files);
-          recordClose(rt.dataDir, catalog);
-          release();
+          try {
+            await embedded.close();
+          } finally {
+            release();
+          }
         },
       };
     } catch (error) {

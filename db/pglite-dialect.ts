@@ -15,6 +15,15 @@
 // Parameters are serialised as PGlite's query() does, by the types Postgres infers for them;
 // those are asked for (under the role, in the statement's transaction) the first time a
 // statement's text is seen, and remembered.
+//
+// Each statement text is prepared once, as a named statement of the session, and then only
+// bound and executed: PGlite re-parsed, re-analysed and re-planned every statement on every
+// call, and in WebAssembly that was a good part of a search (planning alone 3-6 ms of the
+// keyword and vector statements at 7,500 pages). Postgres keeps such a statement's plan
+// (custom plans for its first executions, then a generic one where that costs no more), and
+// replans it by itself when a table or function it uses changes. Grants are checked when a
+// statement executes, as the role of that transaction, never when it was prepared; the
+// statements of each role are still its own.
 import { parse as pgliteParse, protocol, type PGlite } from '@electric-sql/pglite';
 import {
   CompiledQuery,
@@ -30,13 +39,24 @@ import {
 } from 'kysely';
 import type { EmbeddedDatabase } from './embedded.js';
 import { ident } from './sql.js';
-import { workPriority } from './work-order.js';
+import { isBackgroundWork, workPriority } from './work-order.js';
 
 const { serialize } = protocol;
 type BackendMessage = Awaited<ReturnType<PGlite['execProtocol']>>['messages'][number];
 
-/** Parameter types remembered per statement text (the statements of a brain are a few hundred). */
-const MAX_REMEMBERED_STATEMENTS = 2_000;
+/** Statements prepared per role at most (the statements of a brain are a few hundred); the least recently used is closed first. */
+export const MAX_PREPARED_STATEMENTS = 2_000;
+
+/** A statement text prepared in PGlite's session: its name there, and the parameter types Postgres inferred. */
+interface Prepared {
+  readonly name: string;
+  readonly types: number[];
+  /** EmbeddedDatabase.generation when it was prepared: a reopened PGlite has none of them. */
+  readonly generation: number;
+}
+
+/** Names are unique in the process: every role's statements live in PGlite's one session. */
+let nextStatement = 0;
 /** The bytea type's oid. */
 const BYTEA = 17;
 
@@ -47,6 +67,8 @@ export interface PGliteRoleOptions {
    * LOCAL ROLE, so the audit role's default_transaction_read_only does not reach here.
    */
   readOnly?: boolean;
+  /** Statements kept prepared for the role (default MAX_PREPARED_STATEMENTS); the least recently used is closed first. */
+  maxPrepared?: number;
 }
 
 /**
@@ -63,7 +85,7 @@ export class PGliteRoleDialect implements Dialect {
     return new PostgresAdapter();
   }
   createDriver(): Driver {
-    return new PGliteRoleDriver(this.embedded, this.role, this.options.readOnly === true);
+    return new PGliteRoleDriver(this.embedded, this.role, this.options.readOnly === true, this.options.maxPrepared ?? MAX_PREPARED_STATEMENTS);
   }
   createIntrospector(db: Kysely<unknown>) {
     return new PostgresIntrospector(db);
@@ -75,14 +97,15 @@ export class PGliteRoleDialect implements Dialect {
 
 class PGliteRoleDriver implements Driver {
   private readonly releases = new WeakMap<DatabaseConnection, () => void>();
-  /** The parameter types Postgres inferred for each statement text. */
-  readonly parameterTypes = new Map<string, number[]>();
+  /** This role's prepared statements, by text (least recently used first). */
+  readonly prepared = new Map<string, Prepared>();
   private embedded: EmbeddedDatabase | undefined;
 
   constructor(
     private readonly opening: EmbeddedDatabase | Promise<EmbeddedDatabase>,
     private readonly role: string,
     private readonly readOnly: boolean,
+    private readonly maxPrepared: number,
   ) {}
 
   /** Kysely calls this once, before the first connection is acquired. */
@@ -92,8 +115,8 @@ class PGliteRoleDriver implements Driver {
 
   async acquireConnection(): Promise<DatabaseConnection> {
     const embedded = this.embedded!;
-    const release = await embedded.lock.acquire(workPriority());
-    const connection = new PGliteRoleConnection(embedded, this.role, this.parameterTypes, this.readOnly);
+    const release = await embedded.acquire(workPriority(), isBackgroundWork());
+    const connection = new PGliteRoleConnection(embedded, this.role, this.prepared, this.readOnly, this.maxPrepared);
     this.releases.set(connection, release);
     return connection;
   }
@@ -142,8 +165,9 @@ class PGliteRoleConnection implements DatabaseConnection {
   constructor(
     private readonly embedded: EmbeddedDatabase,
     private readonly role: string,
-    private readonly parameterTypes: Map<string, number[]>,
+    private readonly prepared: Map<string, Prepared>,
     private readonly readOnly: boolean,
+    private readonly maxPrepared: number,
   ) {}
 
   private setRole(prefix: string): string {
@@ -171,6 +195,14 @@ class PGliteRoleConnection implements DatabaseConnection {
     return pg.runExclusive(async () => (await pg.execProtocol(message, { syncToFs })).messages);
   }
 
+  /** Forgets the least recently used statement, returning it (its Close goes out with the next batch). */
+  private oldest(): Prepared | undefined {
+    const first = this.prepared.entries().next();
+    if (first.done) return undefined;
+    this.prepared.delete(first.value[0]);
+    return first.value[1];
+  }
+
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     const pg = this.embedded.pg;
     const own = this.transaction === 'none';
@@ -182,18 +214,28 @@ class PGliteRoleConnection implements DatabaseConnection {
     }
     const params = compiled.parameters as readonly unknown[];
     try {
-      let types = params.length === 0 ? [] : this.parameterTypes.get(compiled.sql);
-      const statement: Uint8Array[] = [];
-      if (types === undefined) {
-        // First time: Postgres says what types it infers, in the same transaction, as the role.
-        const described = await this.send([...head, serialize.parse({ text: compiled.sql }), serialize.describe({ type: 'S' }), serialize.sync()], false);
-        head.length = 0;
-        types = pgliteParse.parseDescribeStatementResults(described);
-        if (this.parameterTypes.size >= MAX_REMEMBERED_STATEMENTS) this.parameterTypes.clear();
-        this.parameterTypes.set(compiled.sql, types);
+      let prepared = this.prepared.get(compiled.sql);
+      if (prepared?.generation !== this.embedded.generation) prepared = undefined;
+      if (prepared !== undefined) {
+        // Most recently used last: the first one is the one to close when the role has too many.
+        this.prepared.delete(compiled.sql);
+        this.prepared.set(compiled.sql, prepared);
       } else {
-        statement.push(serialize.parse({ text: compiled.sql }));
+        // First time: prepared under its name; Postgres says what types it infers, in the same
+        // transaction, as the role. A statement that fails to parse is not remembered.
+        const name = `brain_stmt_${++nextStatement}`;
+        const evicted = this.prepared.size >= this.maxPrepared ? this.oldest() : undefined;
+        const described = await this.send(
+          [...(evicted ? [serialize.close({ type: 'S', name: evicted.name })] : []), ...head, serialize.parse({ name, text: compiled.sql }), serialize.describe({ type: 'S', name }), serialize.sync()],
+          false,
+        );
+        head.length = 0;
+        prepared = { name, types: pgliteParse.parseDescribeStatementResults(described), generation: this.embedded.generation };
+        this.prepared.delete(compiled.sql);
+        this.prepared.set(compiled.sql, prepared);
       }
+      const types = prepared.types;
+      const statement: Uint8Array[] = [];
       const values = params.map((param, i): string | Uint8Array | null => {
         if (param === null || param === undefined) return null;
         // bytea goes as it is, in binary: PGlite's serializer writes hex one byte at a time
@@ -202,7 +244,7 @@ class PGliteRoleConnection implements DatabaseConnection {
         const serializer = pg.serializers[types[i]!];
         return serializer ? (serializer(param) as string) : String(param);
       });
-      statement.push(serialize.bind({ values }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync());
+      statement.push(serialize.bind({ statement: prepared.name, values }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync());
       const messages = await this.send([...head, ...statement, ...(own ? [serialize.query('COMMIT')] : [])], own);
       // The statement's own messages: from its BindComplete to the ReadyForQuery after it.
       const from = messages.findIndex((m) => m.name === 'bindComplete');

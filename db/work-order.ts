@@ -19,3 +19,36 @@ export function asOneUnitOfWork<T>(work: () => T): T {
 export function workPriority(): number {
   return started.getStore() ?? performance.now();
 }
+
+/**
+ * Background work (the embedding worker's polls, maintenance) against an embedded brain that
+ * sleeps while idle (db/embedded.ts): its statements never wake a sleeping brain (they fail
+ * with BrainAsleepError instead) and are not a use that keeps it awake, until the work calls
+ * `foreground()` (it found something to do: a backlog of cards to embed keeps the brain awake
+ * until it is done).
+ */
+export class BrainAsleepError extends Error {
+  constructor() {
+    super('the embedded brain is asleep (closed while idle); background work waits for the next request');
+    this.name = 'BrainAsleepError';
+  }
+}
+
+const background = new AsyncLocalStorage<{ background: boolean }>();
+
+/** Runs `work` as background work (see BrainAsleepError). */
+export function asBackgroundWork<T>(work: (scope: { foreground(): void }) => T): T {
+  const scope = { background: true };
+  return background.run(scope, () =>
+    work({
+      foreground: () => {
+        scope.background = false;
+      },
+    }),
+  );
+}
+
+/** Whether the current work is background work. */
+export function isBackgroundWork(): boolean {
+  return background.getStore()?.background === true;
+}

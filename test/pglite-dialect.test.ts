@@ -4,12 +4,13 @@
 // subject's role, in a transaction that ends with it; a role that cannot be set means the
 // statement does not run at all; a failed statement leaves nothing open; parameters and results
 // convert as before; kysely's transactions commit and roll back.
-import { sql, type Kysely } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Subject } from '../config/subjects.js';
 import { bootstrap } from '../db/bootstrap.js';
 import type { KnowledgeDatabase } from '../db/database.js';
 import { EmbeddedDatabase, GIN_PENDING_LIST_KB } from '../db/embedded.js';
+import { PGliteRoleDialect } from '../db/pglite-dialect.js';
 import { pgliteSession, type SqlSession } from '../db/sql.js';
 import { openEmbeddedSubjectDb, type SubjectDb } from '../db/subject-db.js';
 import { DENY_LIST, KINDS, testSubjects } from './support/brains.js';
@@ -143,6 +144,61 @@ describe('[pglite] the role dialect', () => {
         const r = await sql<{ iso: string; ro: string; u: string }>`SELECT current_setting('transaction_isolation') AS iso, current_setting('transaction_read_only') AS ro, current_user AS u`.execute(trx);
         expect(r.rows[0]).toEqual({ iso: 'serializable', ro: 'on', u: role('homelab') });
       });
+  });
+
+  /** The session's prepared statements whose text contains `marker`. */
+  const preparedWith = async (marker: string) =>
+    (await admin.query<{ name: string }>('SELECT name FROM pg_prepared_statements WHERE statement LIKE $1 ORDER BY name', [`%${marker}%`])).map((r) => r.name);
+
+  it('prepares a statement text once per role and then only binds and executes it', async () => {
+    for (let i = 0; i < 3; i++) {
+      const r = await sql<{ n: number }>`SELECT ${i}::int AS n /* prepared-once */`.execute(db);
+      expect(r.rows).toEqual([{ n: i }]);
+    }
+    expect(await preparedWith('prepared-once')).toHaveLength(1);
+    // Another role's statement of the same text is its own.
+    await sql`SELECT 7::int AS n /* prepared-once */`.execute(novel.db);
+    expect(await preparedWith('prepared-once')).toHaveLength(2);
+  });
+
+  it("checks the role's grants each time a prepared statement runs, not when it was prepared", async () => {
+    const read = () => sql<{ n: number }>`SELECT count(*)::int AS n FROM homelab.topics /* grant-check */`.execute(db);
+    expect((await read()).rows[0]!.n).toBeGreaterThanOrEqual(0);
+    await admin.exec(`REVOKE SELECT ON homelab.topics FROM ${role('homelab')}`);
+    try {
+      await expect(read()).rejects.toThrow(/permission denied/);
+    } finally {
+      await admin.exec(`GRANT SELECT ON homelab.topics TO ${role('homelab')}`);
+    }
+    expect((await read()).rows[0]!.n).toBeGreaterThanOrEqual(0);
+    // The same text as another subject's role is refused: it reads a schema that role cannot.
+    await expect(sql`SELECT count(*)::int AS n FROM homelab.topics /* grant-check */`.execute(novel.db)).rejects.toThrow(/permission denied/);
+  });
+
+  it('closes the least recently used statement past its limit, and prepares it again when it comes back', async () => {
+    const small = new Kysely<KnowledgeDatabase>({ dialect: new PGliteRoleDialect(embedded, role('homelab'), { maxPrepared: 2 }) });
+    try {
+      const run = (tag: string) => sql.raw<{ t: string }>(`SELECT '${tag}'::text AS t /* lru-${tag} */`).execute(small);
+      await run('a');
+      await run('b');
+      await run('a'); // a is now the most recently used
+      await run('c'); // closes b
+      expect(await preparedWith('lru-b')).toEqual([]);
+      expect(await preparedWith('lru-a')).toHaveLength(1);
+      expect(await preparedWith('lru-c')).toHaveLength(1);
+      expect((await run('b')).rows).toEqual([{ t: 'b' }]); // closes a
+      expect(await preparedWith('lru-a')).toEqual([]);
+      expect(await preparedWith('lru-')).toHaveLength(2);
+    } finally {
+      await small.destroy();
+    }
+  });
+
+  it('does not remember a statement that fails to parse, and leaves nothing open after it', async () => {
+    await expect(sql.raw('SELEC 1 /* parse-fails */').execute(db)).rejects.toThrow(/syntax error/);
+    expect(await preparedWith('parse-fails')).toEqual([]);
+    expect(await outsideTransaction()).toBe(true);
+    expect((await sql<{ n: number }>`SELECT 1::int AS n`.execute(db)).rows).toEqual([{ n: 1 }]);
   });
 });
 

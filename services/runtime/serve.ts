@@ -143,6 +143,14 @@ async function afterListening(
   let withdraw = async () => undefined as void;
   if (embedded) {
     stopMaintenance = maintainWhileServing(embedded, logger, AFTER_LISTENING_DELAY_MS);
+    // Idle, the brain gives its memory back (PGlite closed) and the next request opens it again.
+    if (rt.embeddedIdleMinutes !== undefined) {
+      const minutes = rt.embeddedIdleMinutes;
+      embedded.sleepWhenIdle(minutes * 60_000, {
+        slept: () => logger.info({ idleMinutes: minutes }, 'the embedded brain is asleep (no request for a while): PGlite closed, its memory given back'),
+        woke: (ms) => logger.info({ ms }, 'the embedded brain woke for a request'),
+      });
+    }
     try {
       withdraw = await shareEmbedded(rt, embedded, subjects, command, servers, logger);
     } catch (error) {

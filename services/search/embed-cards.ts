@@ -78,6 +78,8 @@ export interface BatchOptions {
   chunkBudget?: number;
   /** Stops waiting for the embedder: the batch then throws, and what was not yet written stays pending. */
   signal?: AbortSignal;
+  /** Called once the batch found pending cards, before it embeds and writes them (the worker's polls are background work until then). */
+  onFound?: () => void;
 }
 
 /**
@@ -100,6 +102,7 @@ export async function embedPendingBatch(ctx: BrainContext, embedder: Embedder, o
   }
   const result: BatchResult = { embedded: 0, unchanged: 0, chunks: 0, seen: prepared.length };
   if (prepared.length === 0) return result;
+  opts.onFound?.();
   // Cards whose text did not change: their state moves forward together, cheaply.
   const unchanged = prepared.filter((p) => p.hash === p.card.storedHash);
   if (unchanged.length > 0) {

@@ -4,6 +4,7 @@
 // so in status(); search reads that status to warn that semantic results may be missing.
 // It only ever embeds its own schema: personal's server embeds personal, so a project that
 // upcasts into personal never needs (or has) write access to personal's embeddings.
+import { asBackgroundWork, BrainAsleepError } from '../../db/work-order.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import type { BrainContext } from '../knowledge/context.js';
 import { embedPendingBatch, modelOf } from './embed-cards.js';
@@ -91,8 +92,13 @@ export function startEmbedWorker(opts: EmbedWorkerOptions): EmbedWorker {
     for (const d of waiting) d.resolve();
   };
 
-  /** One step; returns how long to wait before the next. */
-  const tick = async (): Promise<number> => {
+  /**
+   * One step; returns how long to wait before the next. Background work (db/work-order.ts): an
+   * embedded brain asleep while idle is not woken to look for pending cards, and looking does
+   * not keep it awake; cards found to embed do, until they are done.
+   */
+  const tick = (): Promise<number> => asBackgroundWork((work) => step(() => work.foreground()));
+  const step = async (found: () => void): Promise<number> => {
     if ((await subjectsWithVectors(ctx.db, [ctx.subject.name])).length === 0) {
       status.state = 'off';
       status.pending = 0;
@@ -106,7 +112,7 @@ export function startEmbedWorker(opts: EmbedWorkerOptions): EmbedWorker {
         status.pending = await countPending(ctx.db, ctx.subject.name, m);
         countedAt = Date.now();
       }
-      const r = await embedPendingBatch(ctx, embedder, { batchSize: opts.batchSize, signal: stopping.signal });
+      const r = await embedPendingBatch(ctx, embedder, { batchSize: opts.batchSize, signal: stopping.signal, onFound: found });
       // Counting is a scan of the subject's cards: while work keeps coming, an estimate does,
       // and the real count is taken when the queue looks empty or every few seconds.
       if (r.seen === 0 || Date.now() - countedAt >= RECOUNT_MS) {
@@ -126,6 +132,7 @@ export function startEmbedWorker(opts: EmbedWorkerOptions): EmbedWorker {
       return r.seen > 0 ? BETWEEN_BATCHES_MS : opts.pollMs;
     } catch (error) {
       if (stopped) return 0; // the batch was dropped on purpose
+      if (error instanceof BrainAsleepError) return opts.pollMs; // nothing to do until the brain is used again
       failures++;
       status.state = 'degraded';
       status.lastError = error instanceof Error ? error.message : String(error);
@@ -140,6 +147,7 @@ export function startEmbedWorker(opts: EmbedWorkerOptions): EmbedWorker {
     if (opts.firstDelayMs && opts.firstDelayMs > 0) await sleep(opts.firstDelayMs);
     while (!stopped) {
       const delay = await tick().catch((error: unknown) => {
+        if (error instanceof BrainAsleepError) return opts.pollMs;
         // Only the availability check can get here (the database itself is failing).
         status.state = 'degraded';
         status.lastError = error instanceof Error ? error.message : String(error);

@@ -93,8 +93,8 @@ describe('[pglite] the bootstrap check of a start', () => {
   it('a start after a crash (no clean close) queries the catalog, and skips only when it is as recorded', async () => {
     const crashed = await openAdmin(rt);
     await runBootstrap(rt, crashed, undefined, { skipIfCurrent: true });
-    // The process dies: PGlite is closed without openAdmin's close (no snapshot, no record).
-    await crashed.embedded!.close();
+    // The process dies: PGlite itself is closed, none of the brain's close work runs (no snapshot, no record).
+    await crashed.embedded!.pg.close();
     rmSync(join(home, 'data.lock'), { force: true });
     const { run, marks } = await start();
     expect(run.skipped).toBe(true);
