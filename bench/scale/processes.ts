@@ -105,6 +105,8 @@ export interface ServerProcess {
   stderr(): string;
   /** Lines of stderr, as they come. */
   onLine(fn: (line: string) => void): void;
+  /** Spawn to the first line from now on that matches. */
+  line(re: RegExp): Promise<number>;
   memory(): { rssMb: number; hwmMb: number } | undefined;
   stop(): Promise<number | null>;
   started: number;
@@ -162,6 +164,7 @@ export function startServer(env: NodeJS.ProcessEnv, subject: string, baseUrl: st
     openLine: line(/The brain is open/),
     stderr: () => err,
     onLine: (fn) => listeners.push(fn),
+    line,
     memory: () => (child.pid && !exited ? memoryOf(child.pid) : undefined),
     stop: async () => {
       if (exited) return exitPromise;

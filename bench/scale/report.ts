@@ -47,6 +47,11 @@ export function sizeTable(r: SizeResult): string {
       `| \`brain serve --subject homelab\`, embedder ${s.embedder}: to listening · to initialize · to the database open, p50 / p95 (${s.firstTool.length} starts) | ${startText(s)} | spawn to the \`serving\` line; to MCP initialize answered (sent once /healthz answers); to the first tool call (\`list\`) answered, which waits for the database |`,
       `| idle RSS, embedder ${s.embedder} | **${mb(s.idleRssMb)}**${s.embedder !== 'none' && r.embedFake && !r.embedFake.complete ? ' (not every card embedded: its worker backing off)' : ''} | VmRSS of the server ${s.idleSeconds} s after its first tool call, no requests |`,
     );
+    if (s.asleepRssMb !== undefined) {
+      lines.push(
+        `| idle RSS asleep, embedder ${s.embedder} | **${mb(s.asleepRssMb)}**; the tool call that woke it ${ms(s.wakeToolMs ?? NaN)} | the same server, with BRAIN_EMBEDDED_IDLE_MINUTES at ${s.sleepSeconds} s: VmRSS 2 s after its "asleep" line (PGlite closed); then a \`list\` call, which opens it again |`,
+      );
+    }
   }
   lines.push(
     `| embedding in the server, fake Ollama | ${embedText(r.embedFake)} | \`brain serve\` with BRAIN_EMBEDDER=ollama at a fake Ollama (bag-of-words hashing, 768-d, in the bench's process; bench/scale/fake-ollama.ts); the worker's "embedded cards" log lines, batches after the first; stopped at --embed-seconds |`,
@@ -100,6 +105,10 @@ export function summaryTable(results: SizeResult[]): string {
     row('`brain serve` start, embedder none: to listening · initialize · database open, p50 / p95', start('none')),
     row('the same, fake Ollama', start('fake Ollama')),
     row('idle RSS, embedder none / fake Ollama', (r) => `${idle('none')(r)} / ${idle('fake Ollama')(r)}`),
+    row('idle RSS asleep (PGlite closed while idle), embedder none / fake Ollama; the tool call that wakes it', (r) => {
+      const a = (label: string) => r.starts.find((s) => s.embedder === label);
+      return `${mb(a('none')?.asleepRssMb ?? NaN)} / ${mb(a('fake Ollama')?.asleepRssMb ?? NaN)}; ${ms(a('none')?.wakeToolMs ?? NaN)}`;
+    }),
     ...modes.map((m) => row(`search over MCP, ${m === 'default' ? 'default mode (no `mode`)' : m}: cold p50 / p95 / p99 · warm p50 / p95 / p99`, search(m))),
     row('one CLI search per process (`brain search`, brain stopped), p50 / p95', (r) => p5095(r.cli.searchStopped)),
     row('embedding in the server, offline embedder', (r) => (r.embedOffline ? `${r.embedOffline.cardsPerSecond.toFixed(1)} cards/s` : '—')),

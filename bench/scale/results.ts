@@ -56,6 +56,10 @@ export interface StartRun {
   /** RSS after `idleSeconds` with no request, first start. */
   idleRssMb: number;
   idleSeconds: number;
+  /** The first start ran with BRAIN_EMBEDDED_IDLE_MINUTES of this many seconds: its RSS once asleep (PGlite closed), and its next tool call (which wakes it). */
+  sleepSeconds?: number;
+  asleepRssMb?: number;
+  wakeToolMs?: number;
 }
 
 export interface SizeResult {

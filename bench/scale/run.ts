@@ -8,7 +8,7 @@
 // failures, a search error). Method per figure: docs/performance.md#the-scale-bench.
 //
 //   npm run build && node dist/bench/scale/run.js [--sizes 7500[,30000,100000]] [--seed 1] [--queries 200]
-//     [--modes default,keyword,semantic,hybrid] [--starts 3] [--idle-seconds 15] [--settle-seconds 5]
+//     [--modes default,keyword,semantic,hybrid] [--starts 3] [--idle-seconds 15] [--sleep-seconds 30] [--settle-seconds 5]
 //     [--embed-seconds 600] [--offline-seconds 120] [--cli-runs 5] [--keep DIR] [--json FILE]
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -28,6 +28,7 @@ const { values } = parseArgs({
     modes: { type: 'string', default: 'default,keyword,semantic,hybrid' },
     starts: { type: 'string', default: '3' },
     'idle-seconds': { type: 'string', default: '15' },
+    'sleep-seconds': { type: 'string', default: '30' },
     'settle-seconds': { type: 'string', default: '5' },
     'embed-seconds': { type: 'string', default: '600' },
     'offline-seconds': { type: 'string', default: '120' },
@@ -70,6 +71,7 @@ try {
         modes,
         starts: whole('starts', values.starts, 1),
         idleSeconds: whole('idle-seconds', values['idle-seconds']),
+        sleepSeconds: whole('sleep-seconds', values['sleep-seconds']),
         settleSeconds: whole('settle-seconds', values['settle-seconds']),
         embedSeconds: whole('embed-seconds', values['embed-seconds'], 10),
         offlineSeconds: whole('offline-seconds', values['offline-seconds']),

@@ -25,6 +25,8 @@ export interface SizeOptions {
   modes: BenchMode[];
   starts: number;
   idleSeconds: number;
+  /** Idle seconds after the idle figure before the first start's brain sleeps (0: it does not). */
+  sleepSeconds: number;
   settleSeconds: number;
   embedSeconds: number;
   offlineSeconds: number;
@@ -121,8 +123,11 @@ export async function runSize(o: SizeOptions): Promise<SizeResult> {
   };
   const measureStarts = async (label: string, startEnv: NodeJS.ProcessEnv) => {
     const run: StartRun = { embedder: label, listening: [], healthy: [], initialize: [], firstTool: [], openLine: [], idleRssMb: NaN, idleSeconds: o.idleSeconds };
+    // The first start also sleeps once idle (db/embedded.ts): after its idle figure, the RSS
+    // asleep and the tool call that wakes it.
+    const sleepsAfter = o.idleSeconds + o.sleepSeconds;
     for (let i = 0; i < o.starts; i++) {
-      const s = startServer(startEnv, SUBJECT, baseUrl);
+      const s = startServer(i === 0 && o.sleepSeconds > 0 ? { ...startEnv, BRAIN_EMBEDDED_IDLE_MINUTES: String(sleepsAfter / 60) } : startEnv, SUBJECT, baseUrl);
       try {
         run.healthy.push(await s.healthy);
         const client = await connect(`${baseUrl}/mcp`, token());
@@ -134,8 +139,20 @@ export async function runSize(o: SizeOptions): Promise<SizeResult> {
         run.openLine.push(await within(s.openLine, 30_000));
         await client.close();
         if (i === 0) {
+          const asleep = s.line(/the embedded brain is asleep/);
           await sleep(o.idleSeconds * 1000);
           run.idleRssMb = s.memory()?.rssMb ?? NaN;
+          if (o.sleepSeconds > 0) {
+            run.sleepSeconds = sleepsAfter;
+            await within(asleep, (o.sleepSeconds + 60) * 1000);
+            await sleep(2_000);
+            run.asleepRssMb = s.memory()?.rssMb ?? NaN;
+            const again = await connect(`${baseUrl}/mcp`, token());
+            const t = performance.now();
+            await callTool(again, 'list', { what: 'cards', limit: 1 });
+            run.wakeToolMs = performance.now() - t;
+            await again.close();
+          }
         }
       } catch (error) {
         failures.push(`start (${label}): ${(error as Error).message.slice(0, 500)}`);
@@ -144,7 +161,10 @@ export async function runSize(o: SizeOptions): Promise<SizeResult> {
       }
     }
     result.starts.push(run);
-    log(`    start, embedder ${label}: first tool call ${run.firstTool.map((x) => Math.round(x)).join(', ')} ms; idle RSS ${Math.round(run.idleRssMb)} MiB`);
+    log(
+      `    start, embedder ${label}: first tool call ${run.firstTool.map((x) => Math.round(x)).join(', ')} ms; idle RSS ${Math.round(run.idleRssMb)} MiB` +
+        (run.asleepRssMb !== undefined ? `; asleep ${Math.round(run.asleepRssMb)} MiB, the tool call that woke it ${Math.round(run.wakeToolMs ?? NaN)} ms` : ''),
+    );
   };
   // Each mode on a freshly started server: cold (each query's first run), then warm (again).
   const measureSearch = async (mode: BenchMode, searchEnv: NodeJS.ProcessEnv, context: string) => {

@@ -78,8 +78,12 @@ export interface BatchOptions {
   chunkBudget?: number;
   /** Stops waiting for the embedder: the batch then throws, and what was not yet written stays pending. */
   signal?: AbortSignal;
-  /** Called once the batch found pending cards, before it embeds and writes them (the worker's polls are background work until then). */
-  onFound?: () => void;
+  /**
+   * Called before the batch writes anything: it found pending cards and, where they needed it,
+   * the embedder answered (the worker's polls are background work until then, and a worker
+   * whose embedder is down keeps nothing awake).
+   */
+  beforeWrite?: () => void;
 }
 
 /**
@@ -102,10 +106,10 @@ export async function embedPendingBatch(ctx: BrainContext, embedder: Embedder, o
   }
   const result: BatchResult = { embedded: 0, unchanged: 0, chunks: 0, seen: prepared.length };
   if (prepared.length === 0) return result;
-  opts.onFound?.();
   // Cards whose text did not change: their state moves forward together, cheaply.
   const unchanged = prepared.filter((p) => p.hash === p.card.storedHash);
   if (unchanged.length > 0) {
+    opts.beforeWrite?.();
     await ctx.db.transaction().execute(async (trx) => {
       const alive = await lockCards(trx, subject, unchanged.map((p) => p.card));
       const present = unchanged.filter((p) => alive.has(key(p.card))); // the others were deleted meanwhile
@@ -131,6 +135,7 @@ export async function embedPendingBatch(ctx: BrainContext, embedder: Embedder, o
       offset += p.chunks.length;
     }
     result.chunks += vectors.length;
+    opts.beforeWrite?.();
     result.embedded += await writeEmbedded(ctx, calls[i]!, m, opts.signal);
   }
   return result;

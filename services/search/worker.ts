@@ -95,7 +95,7 @@ export function startEmbedWorker(opts: EmbedWorkerOptions): EmbedWorker {
   /**
    * One step; returns how long to wait before the next. Background work (db/work-order.ts): an
    * embedded brain asleep while idle is not woken to look for pending cards, and looking does
-   * not keep it awake; cards found to embed do, until they are done.
+   * not keep it awake; cards embedded and written do, until none is left.
    */
   const tick = (): Promise<number> => asBackgroundWork((work) => step(() => work.foreground()));
   const step = async (found: () => void): Promise<number> => {
@@ -112,7 +112,7 @@ export function startEmbedWorker(opts: EmbedWorkerOptions): EmbedWorker {
         status.pending = await countPending(ctx.db, ctx.subject.name, m);
         countedAt = Date.now();
       }
-      const r = await embedPendingBatch(ctx, embedder, { batchSize: opts.batchSize, signal: stopping.signal, onFound: found });
+      const r = await embedPendingBatch(ctx, embedder, { batchSize: opts.batchSize, signal: stopping.signal, beforeWrite: found });
       // Counting is a scan of the subject's cards: while work keeps coming, an estimate does,
       // and the real count is taken when the queue looks empty or every few seconds.
       if (r.seen === 0 || Date.now() - countedAt >= RECOUNT_MS) {
