@@ -36,6 +36,10 @@ export interface PlannerQualityReport {
 const VARIANTS: Record<string, PlanLimits | undefined> = {
   planned: undefined,
   'no word dropped': { ...DEFAULT_PLAN_LIMITS, budget: Infinity },
+  'budget 5000': { ...DEFAULT_PLAN_LIMITS, budget: 5_000 },
+  'budget 3000': { ...DEFAULT_PLAN_LIMITS, budget: 3_000 },
+  'budget 2000': { ...DEFAULT_PLAN_LIMITS, budget: 2_000 },
+  'budget 1000': { ...DEFAULT_PLAN_LIMITS, budget: 1_000 },
   'rerank x2': { ...DEFAULT_PLAN_LIMITS, rerankFactor: 2 },
   'rerank x4': { ...DEFAULT_PLAN_LIMITS, rerankFactor: 4 },
   'rerank x10': { ...DEFAULT_PLAN_LIMITS, rerankFactor: 10 },

@@ -23,17 +23,19 @@ import { RANKING, type Ranking } from '../../services/search/ranking.js';
 import { embedStale } from '../../services/search/reembed.js';
 import { gatherEvidence, NO_EVIDENCE, type Evidence } from '../../services/search/relevance.js';
 import { applyBoosts, DEFAULT_LIMIT, rankedSearch, search, type RankedRef } from '../../services/search/search.js';
-import { cardKey } from '../../services/search/types.js';
-import type { VectorHit } from '../../services/search/vectors.js';
+import { cardKey, type SearchFilters } from '../../services/search/types.js';
+import { vectorSearch, type VectorHit } from '../../services/search/vectors.js';
 import { questionSet, type SetCard, type SetQuestion } from '../questions/question-set.js';
 import { embeddedBenchBrain } from './brain.js';
 import { fitLogistic, sigmoid, type Example } from './logistic.js';
 import { recallAt } from './metrics.js';
 
 /** Today's ranking before this bench: what the product shipped (normalisation 1, weight 0.8, depth max(50, 5 x limit), no boosts, titled episode chunks). */
-const BEFORE: Ranking = Object.freeze({ rankNormalisation: 1, keywordWeight: 0.8, rrfK: 60, fusionDepth: 50, recencyWeight: 0, recencyHalfLifeDays: 90, kindBoost: 0 });
+const BEFORE: Ranking = Object.freeze({ rankNormalisation: 1, keywordWeight: 0.8, rrfK: 60, fusionDepth: 50, vectorChunksPerCard: 2, recencyWeight: 0, recencyHalfLifeDays: 90, kindBoost: 0 });
 const LIST_DEPTH = 200;
 const NORMALISATIONS = [0, 1, 2, 4, 8, 32];
+/** No filter: every kind, tag and date, topics and episodes. */
+const ALL_CARDS: SearchFilters = { kinds: [], tags: [], since: undefined, until: undefined, includeEpisodes: true, includeTopics: true };
 
 interface Lists {
   q: SetQuestion;
@@ -123,6 +125,20 @@ export async function runQuestions(opts: { small?: boolean; embedder?: Embedder;
     }
     grid.sort((a, b) => b.r10 - a.r10 || b.r5 - a.r5);
     for (const g of grid.slice(0, 10)) log(`    k ${g.r.rrfK}, depth ${g.r.fusionDepth}, keyword weight ${g.r.keywordWeight}: ${fmt(g.r5)}/${fmt(g.r10)}`);
+    // The vector list as search reads it (fusionDepth cards from fusionDepth x vectorChunksPerCard
+    // nearest chunks: the HNSW search's cost), fused with the keyword list as shipped.
+    const vectorDepth: string[] = [];
+    for (const perCard of [1, 1.5, 2, 3]) {
+      const shallow = new Map<Lists, RankedRef[]>();
+      for (const l of lists) {
+        if (!l.queryVector) continue;
+        const chunkLimit = Math.ceil(RANKING.fusionDepth * perCard);
+        shallow.set(l, await vectorSearch(l.ctx.db, l.vectorSubjects, { ...l.queryVector, chunkLimit }, ALL_CARDS, RANKING.fusionDepth));
+      }
+      const fused = (l: Lists) => hybrid({ ...l, vector: (shallow.get(l) as VectorHit[] | undefined) ?? [] }, RANKING);
+      vectorDepth.push(`${perCard}: ${fmt(recall(fused, 5))}/${fmt(recall(fused, 10))}`);
+    }
+    log(`  vectorChunksPerCard  ${vectorDepth.join('  ')}`);
     const styleOf = (style: string, r: Ranking) => `${fmt(recall((l) => hybrid(l, r), 5, real.filter((l) => l.q.style === style)))}/${fmt(recall((l) => hybrid(l, r), 10, real.filter((l) => l.q.style === style)))}`;
     log(`  boosts on the styles they serve: recent (recencyWeight 0 / 0.05 / 0.1 / 0.2): ${[0, 0.05, 0.1, 0.2].map((w) => styleOf('recent', { ...RANKING, recencyWeight: w })).join('  ')}`);
     log(`                                    kind (kindBoost 0 / 0.1 / 0.2 / 0.4): ${[0, 0.1, 0.2, 0.4].map((b) => styleOf('kind', { ...RANKING, kindBoost: b })).join('  ')}`);

@@ -266,7 +266,7 @@ export async function rankedSearch(ctx: BrainContext, raw: SearchInput, deps: Se
     keywordSearch(ctx.db, subjects, textQuery, filters, n, { ...(deps.keywordPlanLimits ? { limits: deps.keywordPlanLimits } : {}), normalisation: ranking.rankNormalisation });
   const [keyword, semantic] = await Promise.all([
     input.mode === 'semantic' ? Promise.resolve(undefined) : keywordSide(),
-    wantVectors ? semanticSide(ctx, subjects, input.query, filters, n, deps, warnings) : Promise.resolve(undefined),
+    wantVectors ? semanticSide(ctx, subjects, input.query, filters, n, deps, warnings, ranking.vectorChunksPerCard) : Promise.resolve(undefined),
   ]);
   let mode: SearchMode = input.mode;
   let vector: VectorHit[] = [];
@@ -367,6 +367,7 @@ async function semanticSide(
   n: number,
   deps: SearchDeps,
   warnings: string[],
+  chunksPerCard: number,
 ): Promise<{ hits: VectorHit[]; pending: number | null; queryVector: { embedding: number[]; model: string; dims: number }; vectorSubjects: string[] } | undefined> {
   const withVectors = await subjectsWithVectors(ctx.db, subjects);
   if (withVectors.length === 0) {
@@ -389,7 +390,7 @@ async function semanticSide(
   }
   const model = { model: embedder.model, dims: embedder.dimensions };
   const [hits, pending] = await Promise.all([
-    vectorSearch(ctx.db, withVectors, { embedding, ...model, chunkLimit: Math.min(400, n * 2) }, filters, n),
+    vectorSearch(ctx.db, withVectors, { embedding, ...model, chunkLimit: Math.min(400, Math.ceil(n * chunksPerCard)) }, filters, n),
     deps.embedderStatus
       ? Promise.resolve(deps.embedderStatus.pending)
       : withVectors.includes(ctx.subject.name)

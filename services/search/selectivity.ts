@@ -60,9 +60,15 @@ export const RANK_ALL_ROWS = 400;
  * Estimated rows a planned search may select in one table. Selecting costs about two
  * microseconds a row on a server (an index lookup and a heap visit, no tsvector read), five
  * to ten in PGlite; only the best-scored RERANK_FACTOR x depth (500 for a normal search) are
- * then ranked (keyword.ts).
+ * then ranked (keyword.ts). 3,000 rather than 5,000 (2026-12-02, the scale bench's 7,500-page
+ * corpus and its 160 held-out queries with words, embedded): the keyword ranking's p95 fell from
+ * 46-50 to 28-40 ms, its top 10 still held 87.0% of the exact ranking's (every match ranked by
+ * ts_rank_cd; 87.2% at 5,000) and the same first card in 94.9% of queries; on the planner-quality
+ * set (bench/search/planner-quality.ts) recall@5 0.417 against 0.458, one question of 24, and
+ * 0.375 never planned. At 2,000 the overlap fell to 86.3% and planner-quality to 0.375 for no
+ * further gain in time.
  */
-export const MATCH_ROW_BUDGET = 5_000;
+export const MATCH_ROW_BUDGET = 3_000;
 
 /** Pairs of common words tried at most (a seven-word question of common words has 21). */
 const MAX_PAIRS = 10;
