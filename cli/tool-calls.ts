@@ -52,6 +52,9 @@ export async function withToolCalls(
       await remote.close();
     }
   }
+  // This process opens the embedded brain itself: Postgres's WebAssembly compiles on V8's
+  // threads while the tools' modules load on this one.
+  if (loadRuntimeConfig().mode === 'embedded') (await import('../db/postgres-wasm.js')).startCompilingPostgres();
   const { withToolRunner } = await import('./tool-runner.js');
   return withToolRunner(values, (runner) => fn(runner), opts);
 }

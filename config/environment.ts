@@ -6,7 +6,7 @@ import { RUNTIME_VARIABLES } from './runtime.js';
 
 export const READ_WHERE_USED = {
   /** Each command picks its own default level (quiet for one-shot commands), before any config loads. */
-  BRAIN_LOG_LEVEL: 'services/runtime/logger.ts, db/subject-db.ts, cli/tool-runner.ts, cli/commands/up.ts, cli/commands/serve.ts, cli/commands/view.ts',
+  BRAIN_LOG_LEVEL: 'services/runtime/logger.ts, db/server-subject-db.ts, cli/tool-runner.ts, cli/commands/up.ts, cli/commands/serve.ts, cli/commands/view.ts',
   /** A default for --subject: belongs to the command line, not to the brain's configuration. */
   BRAIN_SUBJECT: 'cli/subject-options.ts, cli/commands/serve.ts',
   /** Per served subject; read when the server starts, beside that subject's password. */

@@ -2,15 +2,14 @@
 // Postgres server. One process holds every subject, but each transaction runs as the
 // subject's role (SET LOCAL ROLE), so Postgres still enforces the same grants.
 import { mkdirSync, readdirSync, statSync, type Dirent } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { dirname, join } from 'node:path';
-import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { Mutex } from './mutex.js';
+import { compiledPostgres } from './postgres-wasm.js';
 import { BrainAsleepError } from './work-order.js';
 
 export { BrainAsleepError };
@@ -108,18 +107,6 @@ export interface CloseHooks {
 export interface SleepEvents {
   slept?(): void;
   woke?(ms: number): void;
-}
-
-type WasmModule = NonNullable<PGliteOptions['pgliteWasmModule']>;
-/** The WebAssembly global (the project's TypeScript libraries leave out the DOM's declarations of it). */
-const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WasmModule> } }).WebAssembly;
-
-/** The compiled Postgres, kept while the process runs: a brain woken from its idle sleep does not compile it again. */
-let compiledPostgres: Promise<WasmModule> | undefined;
-function postgresModule(): Promise<WasmModule> {
-  compiledPostgres ??= readFile(join(dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), 'pglite.wasm')).then((bytes) => wasm.compile(bytes));
-  compiledPostgres.catch(() => (compiledPostgres = undefined));
-  return compiledPostgres;
 }
 
 export class EmbeddedDatabase {
@@ -347,7 +334,7 @@ function collectGarbage(): void {
 
 async function createPGlite(dir: string | undefined, startParams: string[]): Promise<PGlite> {
   return PGlite.create(dir, {
-    pgliteWasmModule: await postgresModule(),
+    pgliteWasmModule: await compiledPostgres(),
     extensions: { vector, pg_trgm },
     parsers: { [INT8]: (v: string) => Number(v), [BYTEA]: parseBytea },
     startParams,

@@ -2,7 +2,6 @@
 // or, for everything else, as one subject's role.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import pg from 'pg';
 import { loadDenyList } from '../config/deny-list.js';
 import { loadKinds } from '../config/kinds.js';
 import { adminUrl, type RuntimeConfig } from '../config/runtime.js';
@@ -19,7 +18,7 @@ import { MigrationError } from './migrate.js';
 import { SecretStore } from './secrets.js';
 import { pgliteSession, pgSession, type SqlSession } from './sql.js';
 import type { ConnectionLog } from './reconnecting-pg.js';
-import { openEmbeddedSubjectDb, openServerSubjectDb, parseServerUrl, type SubjectDb } from './subject-db.js';
+import { openEmbeddedSubjectDb, parseServerUrl, type SubjectDb } from './subject-db.js';
 
 export interface AdminConnection {
   readonly session: SqlSession;
@@ -51,7 +50,20 @@ export interface OpenOptions {
   readonly init?: boolean;
   /** Called as each step of opening ends, with its name (start-up timing, services/runtime/start-phases.ts). */
   readonly mark?: (phase: string) => void;
+  /**
+   * A command that opens the brain for a few statements and closes it (cli/subject.ts): PGlite's
+   * page cache is ONE_SHOT_CACHE_MB unless BRAIN_EMBEDDED_CACHE_MB says otherwise.
+   */
+  readonly oneShot?: boolean;
 }
+
+/**
+ * The page cache of a one-shot command. PGlite allocates and touches its whole cache at start
+ * (db/embedded.ts), and a server's is sized by the brain (half its files, up to 512 MB): at
+ * 7,500 GBrain pages with vectors that was 268 MB, and a one-shot `brain search` took 1.5 s
+ * and 445 MB of memory; with 16 MB, 1.25-1.3 s and 162 MB. A few statements read few pages.
+ */
+export const ONE_SHOT_CACHE_MB = 16;
 
 let initRequested = false;
 
@@ -80,7 +92,8 @@ export async function openAdmin(rt: RuntimeConfig, options: OpenOptions = {}): P
       options.mark?.('data directory checked');
       let embedded: EmbeddedDatabase;
       try {
-        embedded = await EmbeddedDatabase.open(rt.dataDir, rt.embeddedCacheMb === undefined ? {} : { sharedBuffersMb: rt.embeddedCacheMb });
+        const cacheMb = rt.embeddedCacheMb ?? (options.oneShot ? ONE_SHOT_CACHE_MB : undefined);
+        embedded = await EmbeddedDatabase.open(rt.dataDir, cacheMb === undefined ? {} : { sharedBuffersMb: cacheMb });
       } catch (cause) {
         if (plan.action === 'create') throw cause;
         // A WASM abort ("Aborted(). Build with -sASSERTIONS") or a PANIC of Postgres itself.
@@ -175,6 +188,7 @@ export async function openAdmin(rt: RuntimeConfig, options: OpenOptions = {}): P
       throw error;
     }
   }
+  const { default: pg } = await import('./node-postgres.js');
   const client = new pg.Client({ connectionString: adminUrl(), application_name: 'claude-brain:admin' });
   // Without a listener a dropped admin connection would end the process; its next query fails instead.
   client.on('error', () => undefined);
@@ -289,10 +303,11 @@ export async function openSubject(
     } catch (cause) {
       throw new ConfigError(`cannot read the password of role ${subject.role} from ${file}; run \`brain init\` once with BRAIN_ADMIN_URL, or set BRAIN_DB_PASSWORD_FILE`, { cause });
     }
+    const { openServerSubjectDb } = await import('./server-subject-db.js');
     const handle = openServerSubjectDb(parseServerUrl(rt.databaseUrl!), subject, password, undefined, log);
     return { subject, handle, close: () => handle.close() };
   }
-  const admin = await openAdminOrLink(rt, subject, opts.mark);
+  const admin = await openAdminOrLink(rt, subject, { ...(opts.mark ? { mark: opts.mark } : {}), ...(opts.oneShot ? { oneShot: true } : {}) });
   if (!('session' in admin)) return admin;
   if (opts.oneShot && admin.dataDir) admin.dataDir.oneShot = true;
   try {
@@ -319,7 +334,7 @@ export async function openSubject(
  * the lock but has not published its link yet) is waited for; any other holder is refused
  * at once, naming it.
  */
-async function openAdminOrLink(rt: RuntimeConfig, subject: Subject, mark?: (phase: string) => void): Promise<AdminConnection | SubjectConnection> {
+async function openAdminOrLink(rt: RuntimeConfig, subject: Subject, options: OpenOptions): Promise<AdminConnection | SubjectConnection> {
   const deadline = Date.now() + STARTING_BRAIN_WAIT_MS;
   for (;;) {
     const running = findRunning(rt.home);
@@ -334,7 +349,7 @@ async function openAdminOrLink(rt: RuntimeConfig, subject: Subject, mark?: (phas
       }
     }
     try {
-      return await openAdmin(rt, mark ? { mark } : {});
+      return await openAdmin(rt, options);
     } catch (error) {
       if (!(error instanceof DataDirBusyError) || Date.now() > deadline) throw error;
       const pid = lockHolder(rt.home);

@@ -17,7 +17,8 @@ import { bootstrap } from '../../db/bootstrap.js';
 import { EmbeddedDatabase } from '../../db/embedded.js';
 import { SecretStore } from '../../db/secrets.js';
 import { pgliteSession, pgSession, type SqlSession } from '../../db/sql.js';
-import { openEmbeddedSubjectDb, openServerSubjectDb, type SubjectDb } from '../../db/subject-db.js';
+import { openEmbeddedSubjectDb, type SubjectDb } from '../../db/subject-db.js';
+import { openServerSubjectDb } from '../../db/server-subject-db.js';
 import { loginAsRole, pgliteAsRole } from '../../test/support/as-role.js';
 import { createScratchDatabase } from '../scratch-database.js';
 

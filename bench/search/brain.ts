@@ -14,7 +14,8 @@ import { EmbeddedDatabase } from '../../db/embedded.js';
 import { maintainEmbedded } from '../../db/embedded-maintenance.js';
 import { SecretStore } from '../../db/secrets.js';
 import { ident, pgliteSession, pgSession, type SqlSession } from '../../db/sql.js';
-import { openEmbeddedSubjectDb, openServerSubjectDb, type SubjectDb } from '../../db/subject-db.js';
+import { openEmbeddedSubjectDb, type SubjectDb } from '../../db/subject-db.js';
+import { openServerSubjectDb } from '../../db/server-subject-db.js';
 import { createContext, type BrainContext } from '../../services/knowledge/context.js';
 import { createScratchDatabase } from '../scratch-database.js';
 

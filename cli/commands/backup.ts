@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import pg from 'pg';
+import pg from '../../db/node-postgres.js';
 import { adminUrl, loadRuntimeConfig, type RuntimeConfig } from '../../config/runtime.js';
 import { findSubject, loadSubjects } from '../../config/subjects.js';
 import { openAdmin, runBootstrap } from '../../db/open.js';

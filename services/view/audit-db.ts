@@ -5,7 +5,7 @@
 // a READ ONLY transaction (db/pglite-dialect.ts). No write can succeed either way: the grants
 // refuse it (42501) even where read-only is turned off, which test/view/read-only.test.ts does.
 import { Kysely } from 'kysely';
-import pg from 'pg';
+import pg from '../../db/node-postgres.js';
 import type { KnowledgeDatabase } from '../../db/database.js';
 import type { EmbeddedDatabase } from '../../db/embedded.js';
 import { PGliteRoleDialect } from '../../db/pglite-dialect.js';
