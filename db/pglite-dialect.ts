@@ -44,15 +44,23 @@ import { isBackgroundWork, workPriority } from './work-order.js';
 const { serialize } = protocol;
 type BackendMessage = Awaited<ReturnType<PGlite['execProtocol']>>['messages'][number];
 
-/** Statements prepared per role at most (the statements of a brain are a few hundred); the least recently used is closed first. */
-export const MAX_PREPARED_STATEMENTS = 2_000;
+/**
+ * Statement texts remembered per role (their parameter types, and their prepared statement once
+ * they came twice); the least recently used is forgotten (and closed) first. A server's
+ * statements are a few hundred texts; an import makes many that each run once or a few times,
+ * and each prepared statement keeps its plan in PGlite's memory.
+ */
+export const MAX_PREPARED_STATEMENTS = 500;
 
-/** A statement text prepared in PGlite's session: its name there, and the parameter types Postgres inferred. */
+/** A statement text seen in this role: the parameter types Postgres inferred, and its prepared statement, if any. */
 interface Prepared {
-  readonly name: string;
   readonly types: number[];
+  /** 'unnamed': runs as PGlite's unnamed statement; 'sent': its Parse went out in a batch that has not come back clean; 'ready': prepared. */
+  state: 'unnamed' | 'sent' | 'ready';
+  /** Its name in PGlite's session, from the second time the text runs. */
+  name?: string;
   /** EmbeddedDatabase.generation when it was prepared: a reopened PGlite has none of them. */
-  readonly generation: number;
+  generation?: number;
 }
 
 /** Names are unique in the process: every role's statements live in PGlite's one session. */
@@ -214,28 +222,34 @@ class PGliteRoleConnection implements DatabaseConnection {
     }
     const params = compiled.parameters as readonly unknown[];
     try {
+      const generation = this.embedded.generation;
       let prepared = this.prepared.get(compiled.sql);
-      if (prepared?.generation !== this.embedded.generation) prepared = undefined;
-      if (prepared !== undefined) {
-        // Most recently used last: the first one is the one to close when the role has too many.
-        this.prepared.delete(compiled.sql);
+      const statement: Uint8Array[] = [];
+      if (prepared === undefined) {
+        // First time: Postgres says what types it infers, in the same transaction, as the role,
+        // and the statement runs unnamed. One that fails to parse is not remembered.
+        const forgotten = this.prepared.size >= this.maxPrepared ? this.oldest() : undefined;
+        const close = forgotten?.name !== undefined && forgotten.generation === generation ? [serialize.close({ type: 'S', name: forgotten.name })] : [];
+        const described = await this.send([...close, ...head, serialize.parse({ text: compiled.sql }), serialize.describe({ type: 'S' }), serialize.sync()], false);
+        head.length = 0;
+        prepared = { types: pgliteParse.parseDescribeStatementResults(described), state: 'unnamed' };
         this.prepared.set(compiled.sql, prepared);
       } else {
-        // First time: prepared under its name; Postgres says what types it infers, in the same
-        // transaction, as the role. A statement that fails to parse is not remembered.
-        const name = `brain_stmt_${++nextStatement}`;
-        const evicted = this.prepared.size >= this.maxPrepared ? this.oldest() : undefined;
-        const described = await this.send(
-          [...(evicted ? [serialize.close({ type: 'S', name: evicted.name })] : []), ...head, serialize.parse({ name, text: compiled.sql }), serialize.describe({ type: 'S', name }), serialize.sync()],
-          false,
-        );
-        head.length = 0;
-        prepared = { name, types: pgliteParse.parseDescribeStatementResults(described), generation: this.embedded.generation };
+        // Most recently used last: the first one is the one to forget when the role has too many.
         this.prepared.delete(compiled.sql);
         this.prepared.set(compiled.sql, prepared);
+        if (prepared.generation !== generation) prepared.state = 'unnamed'; // PGlite reopened since
+        if (prepared.state !== 'ready') {
+          // Again: prepared under its name in this batch, only bound from then on. A batch that
+          // failed after such a Parse may or may not have kept it: closed first, then parsed again.
+          if (prepared.state === 'sent') statement.push(serialize.close({ type: 'S', name: prepared.name! }));
+          prepared.name ??= `brain_stmt_${++nextStatement}`;
+          prepared.generation = generation;
+          prepared.state = 'sent';
+          statement.push(serialize.parse({ name: prepared.name, text: compiled.sql }));
+        }
       }
       const types = prepared.types;
-      const statement: Uint8Array[] = [];
       const values = params.map((param, i): string | Uint8Array | null => {
         if (param === null || param === undefined) return null;
         // bytea goes as it is, in binary: PGlite's serializer writes hex one byte at a time
@@ -244,8 +258,10 @@ class PGliteRoleConnection implements DatabaseConnection {
         const serializer = pg.serializers[types[i]!];
         return serializer ? (serializer(param) as string) : String(param);
       });
-      statement.push(serialize.bind({ statement: prepared.name, values }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync());
+      const named = prepared.state === 'unnamed' ? undefined : prepared.name;
+      statement.push(serialize.bind({ ...(named ? { statement: named } : {}), values }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync());
       const messages = await this.send([...head, ...statement, ...(own ? [serialize.query('COMMIT')] : [])], own);
+      if (prepared.state === 'sent') prepared.state = 'ready';
       // The statement's own messages: from its BindComplete to the ReadyForQuery after it.
       const from = messages.findIndex((m) => m.name === 'bindComplete');
       const to = messages.findIndex((m, i) => i > from && m.name === 'readyForQuery');
