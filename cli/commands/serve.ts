@@ -54,8 +54,9 @@ export const serve: Command = {
     logger.info({ subject: s.subject.name, url: s.url }, 'serving');
     process.stderr.write(`claude-brain: serving "${s.subject.name}" at ${s.url} (started in ${phases.summary()})\n`);
     closeOnSignals(brain, logger);
-    // Embedded: when this process holds the data directory, it listened before the brain was open.
-    if (rt.mode === 'embedded') {
+    // Embedded, this process holding the data directory: it listened before the brain was open.
+    // Serving through another running brain, there is nothing of its own to open.
+    if (brain.listenedFirst) {
       const { brainOpen } = await import('./up.js');
       process.stderr.write(`claude-brain: ${await brainOpen(brain, phases)}\n`);
     }

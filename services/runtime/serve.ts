@@ -41,6 +41,8 @@ export interface RunningBrain {
    * use) rejects it. Elsewhere it has settled before the servers listen.
    */
   readonly database: Promise<void>;
+  /** Whether this process opens the embedded brain itself and listened before it was open (otherwise `database` has settled already). */
+  readonly listenedFirst: boolean;
   /** `brain up`: the read-only web view (services/view/), unless BRAIN_VIEW_PORT=off or it could not start. */
   readonly view?: RunningView | undefined;
   /** Why the web view is not running, when `brain up` tried to start it. */
@@ -193,7 +195,7 @@ export async function serveOne(rt: RuntimeConfig, name: string, logger: Logger, 
     phases.mark('server listening');
     after = await afterListening(rt, conn.embedded, loadSubjects(rt.subjectsFile).subjects, `brain serve --subject ${conn.subject.name}`, [server], embedder, logger, phases);
     logger.info({ phases: phases.list, ms: phases.total }, 'started');
-    return { servers: [server], embedder, warmUp: after.warm, phases, database: Promise.resolve(), close };
+    return { servers: [server], embedder, warmUp: after.warm, phases, database: Promise.resolve(), listenedFirst: false, close };
   } catch (error) {
     await close();
     throw error;
@@ -222,18 +224,17 @@ async function serveOneOpening(
   choosing: Promise<EmbedderChoice>,
   connecting: Promise<SubjectConnection>,
 ): Promise<RunningBrain> {
-  const cfg = (() => {
+  const { cfg, subject } = (() => {
     try {
       const subjects = loadSubjects(rt.subjectsFile);
-      findSubject(subjects, name);
+      const found = findSubject(subjects, name);
       checkOAuthSubjects(rt, subjects.subjects);
-      return subjects;
+      return { cfg: subjects, subject: found };
     } catch (error) {
       void connecting.then((c) => c.close()).catch(() => undefined);
       throw error;
     }
   })();
-  const subject = findSubject(cfg, name);
   const embedded = connecting.then((c) => {
     if (c.embedded) return c.embedded;
     // Another brain published its link between the look above and the open: this one serves through it.
@@ -267,7 +268,7 @@ async function serveOneOpening(
     database.catch(() => undefined);
     const warmUp = warmUpOnceOpen(() => after);
     logger.info({ phases: phases.list, ms: phases.total }, 'started');
-    return { servers: [server], embedder, warmUp, phases, database, close };
+    return { servers: [server], embedder, warmUp, phases, database, listenedFirst: true, close };
   } catch (error) {
     await close();
     throw error;
@@ -344,7 +345,7 @@ export async function serveAll(rt: RuntimeConfig, logger: Logger, phases = new S
       database = ready;
       const warmUp = warmUpOnceOpen(() => after);
       logger.info({ phases: phases.list, ms: phases.total }, 'started');
-      return { servers, embedder, warmUp, phases, database: ready, view, viewProblem, close: closeAll };
+      return { servers, embedder, warmUp, phases, database: ready, listenedFirst: true, view, viewProblem, close: closeAll };
     } else {
       embedder = await choosing;
       logger.info({ embedder: embedder.reason }, 'embedder');
@@ -362,7 +363,7 @@ export async function serveAll(rt: RuntimeConfig, logger: Logger, phases = new S
     throw error;
   }
   logger.info({ phases: phases.list, ms: phases.total }, 'started');
-  return { servers, embedder, warmUp: after.warm, phases, database: Promise.resolve(), view, viewProblem, close: closeAll };
+  return { servers, embedder, warmUp: after.warm, phases, database: Promise.resolve(), listenedFirst: false, view, viewProblem, close: closeAll };
 }
 
 /**

@@ -12,25 +12,18 @@ import { EmbeddedDatabase } from '../../db/embedded.js';
 import { serverBrain, testSubjects, type BrainUnderTest } from '../support/brains.js';
 import { BRAIN_JS, runBrain, scratchConfigDir } from '../support/cli.js';
 import { connectClient, text } from '../support/mcp.js';
-import { freePorts, startBrainProcess, stopBrainProcess } from '../support/processes.js';
+import { freePorts, startBrainProcess, stopBrainProcess, scratchBrain, type ScratchBrain } from '../support/processes.js';
 
 describe('[pglite] brain up: the embedded brain as a real process', () => {
+  let brain: ScratchBrain;
   let home: string;
-  let configDir: string;
   let env: Record<string, string>;
   let ports: number[];
   beforeAll(() => {
-    home = mkdtempSync(join(tmpdir(), 'brain-up-'));
-    configDir = scratchConfigDir();
-    ports = freePorts(4);
-    const subjects = ['personal', 'homelab', 'novel', 'book'];
-    writeFileSync(join(configDir, 'subjects.yaml'), `role_prefix: brain_\nsubjects:\n${subjects.map((s, i) => `  ${s}:\n    port: ${ports[i]}\n`).join('')}`);
-    env = { BRAIN_HOME: home, BRAIN_CONFIG_DIR: configDir, BRAIN_EMBEDDER: 'none' };
+    brain = scratchBrain('up', ['personal', 'homelab', 'novel', 'book'], { BRAIN_EMBEDDER: 'none' });
+    ({ home, env, ports } = brain);
   });
-  afterAll(() => {
-    rmSync(home, { recursive: true, force: true });
-    rmSync(configDir, { recursive: true, force: true });
-  });
+  afterAll(() => brain.remove());
 
   const children: ChildProcess[] = [];
   afterAll(() => {

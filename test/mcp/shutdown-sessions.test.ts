@@ -2,9 +2,8 @@
 // with an open GET stream is not idle), and shutdown drains for a few seconds, then closes
 // every session, so a connected client cannot hold `brain up` / `brain serve` open.
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -14,9 +13,9 @@ import { loadRuntimeConfig } from '../../config/runtime.js';
 import { DEFAULT_SESSION_IDLE_MS, sweepIntervalMs } from '../../services/mcp/http.js';
 import type { RunningSubjectServer } from '../../services/runtime/subject-server.js';
 import { embeddedBrain, type BrainUnderTest } from '../support/brains.js';
-import { runBrain, scratchConfigDir } from '../support/cli.js';
+import { runBrain } from '../support/cli.js';
 import { connectClient, startTestServer, text } from '../support/mcp.js';
-import { freePorts, startBrainProcess, timeExit } from '../support/processes.js';
+import { startBrainProcess, timeExit, scratchBrain, type ScratchBrain } from '../support/processes.js';
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const INIT = {
@@ -212,24 +211,19 @@ describe('[pglite] MCP sessions: DELETE, idle expiry, shutdown drain', () => {
 });
 
 describe('[pglite] shutdown of the real processes with a client connected', () => {
+  let brain: ScratchBrain;
   let home: string;
-  let configDir: string;
   let env: Record<string, string>;
   let ports: number[];
   const children: ChildProcess[] = [];
   beforeAll(() => {
-    home = mkdtempSync(join(tmpdir(), 'brain-shutdown-'));
-    configDir = scratchConfigDir();
-    ports = freePorts(4);
-    const subjects = ['personal', 'homelab', 'novel', 'book'];
-    writeFileSync(join(configDir, 'subjects.yaml'), `role_prefix: brain_\nsubjects:\n${subjects.map((s, i) => `  ${s}:\n    port: ${ports[i]}\n`).join('')}`);
-    env = { BRAIN_HOME: home, BRAIN_CONFIG_DIR: configDir, BRAIN_EMBEDDER: 'none' };
+    brain = scratchBrain('shutdown', ['personal', 'homelab', 'novel', 'book'], { BRAIN_EMBEDDER: 'none' });
+    ({ home, env, ports } = brain);
     expect(runBrain(['init'], env).code).toBe(0);
   }, 300_000);
   afterAll(() => {
     for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-    rmSync(home, { recursive: true, force: true });
-    rmSync(configDir, { recursive: true, force: true });
+    brain.remove();
   });
   const lockFile = () => join(home, 'data.lock');
 

@@ -2,15 +2,13 @@
 // the offline embedder, a 10 MB card (written by SQL: the tools refuse one) and a few hundred
 // ordinary cards pending. Before the model had its own thread, one batch held the event loop
 // for seconds, so /healthz, every subject and SIGTERM waited for it.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedDatabase } from '../../db/embedded.js';
-import { runBrain, scratchConfigDir } from '../support/cli.js';
+import { runBrain } from '../support/cli.js';
 import { connectClient, text } from '../support/mcp.js';
-import { freePorts, startBrainProcess, stopBrainProcess } from '../support/processes.js';
+import { scratchBrain, startBrainProcess, stopBrainProcess, type ScratchBrain } from '../support/processes.js';
 
 async function timedGet(url: string): Promise<{ ms: number; status: number; body: unknown }> {
   const started = performance.now();
@@ -20,18 +18,15 @@ async function timedGet(url: string): Promise<{ ms: number; status: number; body
 }
 
 describe('[pglite] brain up answers while the embedding worker has work', () => {
+  let brain: ScratchBrain;
   let home: string;
-  let configDir: string;
   let env: Record<string, string>;
   let ports: number[];
   const children: ChildProcess[] = [];
 
   beforeAll(async () => {
-    home = mkdtempSync(join(tmpdir(), 'brain-worker-'));
-    configDir = scratchConfigDir();
-    ports = freePorts(2);
-    writeFileSync(join(configDir, 'subjects.yaml'), `role_prefix: brain_\nsubjects:\n  personal:\n    port: ${ports[0]}\n  homelab:\n    port: ${ports[1]}\n`);
-    env = { BRAIN_HOME: home, BRAIN_CONFIG_DIR: configDir, BRAIN_EMBEDDER: 'offline', BRAIN_LOG_LEVEL: 'info' };
+    brain = scratchBrain('worker', ['personal', 'homelab'], { BRAIN_EMBEDDER: 'offline', BRAIN_LOG_LEVEL: 'info' });
+    ({ home, env, ports } = brain);
     expect(runBrain(['init'], env).code).toBe(0);
     const db = await EmbeddedDatabase.open(join(home, 'data'));
     await db.pg.query(`INSERT INTO homelab.topics (slug, kind, title, body) VALUES ('env/huge', 'environment', 'A 10 MB card', $1)`, [
@@ -47,8 +42,7 @@ describe('[pglite] brain up answers while the embedding worker has work', () => 
 
   afterAll(() => {
     for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-    rmSync(home, { recursive: true, force: true });
-    rmSync(configDir, { recursive: true, force: true });
+    brain.remove();
   });
 
   it('answers /healthz within a second and serves searches throughout, then stops on SIGTERM', { timeout: 400_000 }, async () => {

@@ -3,27 +3,23 @@
 // a request that comes meanwhile waits for them rather than failing. Times belong to
 // bench/cli/latency.ts; this checks the order and the behaviour.
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedDatabase } from '../../db/embedded.js';
-import { runBrain, scratchConfigDir } from '../support/cli.js';
+import { runBrain } from '../support/cli.js';
 import { connectClient, text } from '../support/mcp.js';
-import { freePorts, startBrainProcess, stopBrainProcess } from '../support/processes.js';
+import { scratchBrain, startBrainProcess, stopBrainProcess, type ScratchBrain } from '../support/processes.js';
 
 describe('[pglite] brain serve on the embedded brain listens before the brain is open', () => {
+  let brain: ScratchBrain;
   let home: string;
-  let configDir: string;
   let env: Record<string, string>;
   let ports: number[];
   const children: ChildProcess[] = [];
   beforeAll(async () => {
-    home = mkdtempSync(join(tmpdir(), 'brain-serve-first-'));
-    configDir = scratchConfigDir();
-    ports = freePorts(4);
-    writeFileSync(join(configDir, 'subjects.yaml'), `role_prefix: brain_\nsubjects:\n${['personal', 'homelab', 'novel', 'book'].map((s, i) => `  ${s}:\n    port: ${ports[i]}\n`).join('')}`);
-    env = { BRAIN_HOME: home, BRAIN_CONFIG_DIR: configDir, BRAIN_EMBEDDER: 'none' };
+    brain = scratchBrain('serve-first', ['personal', 'homelab', 'novel', 'book'], { BRAIN_EMBEDDER: 'none' });
+    ({ home, env, ports } = brain);
     const init = runBrain(['init'], env);
     expect(init.code, init.stderr).toBe(0);
     const db = await EmbeddedDatabase.open(join(home, 'data'));
@@ -32,8 +28,7 @@ describe('[pglite] brain serve on the embedded brain listens before the brain is
   }, 300_000);
   afterAll(() => {
     for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-    rmSync(home, { recursive: true, force: true });
-    rmSync(configDir, { recursive: true, force: true });
+    brain.remove();
   });
 
   it('prints its address first, answers a request sent before the brain is open, then says it is open', { timeout: 180_000 }, async () => {
@@ -63,7 +58,7 @@ describe('[pglite] brain serve on the embedded brain listens before the brain is
 
   it('a brain it cannot open stops the server that was already listening, non-zero and saying why', { timeout: 180_000 }, async () => {
     // The bootstrap, which runs after the server listens, refuses a kinds.yaml without a kind in use.
-    const kinds = join(configDir, 'kinds.yaml');
+    const kinds = join(brain.configDir, 'kinds.yaml');
     const original = readFileSync(kinds, 'utf8');
     writeFileSync(kinds, original.replace(/^ {2}environment:.*\n/m, ''));
     try {

@@ -1,7 +1,10 @@
 // The built CLI as a long-running child process (brain up, brain serve), the way users and
 // the compose stack run it.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { BRAIN_JS } from './cli.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BRAIN_JS, scratchConfigDir } from './cli.js';
 
 export interface BrainProcess {
   child: ChildProcess;
@@ -61,4 +64,38 @@ export async function timeExit(exited: Promise<number | null>, child: ChildProce
 export function freePorts(n: number): number[] {
   const base = 20000 + Math.floor(Math.random() * 20000);
   return Array.from({ length: n }, (_, i) => base + i);
+}
+
+/** A temporary brain for process tests: its own BRAIN_HOME and config folder, subjects on free ports. */
+export interface ScratchBrain {
+  readonly home: string;
+  readonly configDir: string;
+  /** One port per subject, in the order given, then `extraPorts` more. */
+  readonly ports: number[];
+  /** BRAIN_HOME and BRAIN_CONFIG_DIR set to the two folders, plus what the caller added. */
+  readonly env: Record<string, string>;
+  /** Removes both folders. */
+  remove(): void;
+}
+
+/**
+ * A temporary BRAIN_HOME and a config folder (the project's kinds and deny-list) whose
+ * subjects.yaml puts each of `subjects` on a free port. The brain is not initialised:
+ * `runBrain(['init'], env)` does that where the test wants it.
+ */
+export function scratchBrain(prefix: string, subjects: readonly string[], env: Record<string, string> = {}, opts: { extraPorts?: number } = {}): ScratchBrain {
+  const home = mkdtempSync(join(tmpdir(), `brain-${prefix}-`));
+  const configDir = scratchConfigDir();
+  const ports = freePorts(subjects.length + (opts.extraPorts ?? 0));
+  writeFileSync(join(configDir, 'subjects.yaml'), `role_prefix: brain_\nsubjects:\n${subjects.map((s, i) => `  ${s}:\n    port: ${ports[i]}\n`).join('')}`);
+  return {
+    home,
+    configDir,
+    ports,
+    env: { BRAIN_HOME: home, BRAIN_CONFIG_DIR: configDir, ...env },
+    remove() {
+      rmSync(home, { recursive: true, force: true });
+      rmSync(configDir, { recursive: true, force: true });
+    },
+  };
 }

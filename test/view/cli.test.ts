@@ -1,35 +1,29 @@
 // The view as users start it, as real processes on an embedded brain: `brain up` serves it
 // beside the MCP servers (its URL in the banner), and `brain view` alone once no brain holds
 // the data; both read-only over real HTTP.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, describe } from 'vitest';
-import { runBrain, scratchConfigDir } from '../support/cli.js';
-import { freePorts, startBrainProcess, stopBrainProcess } from '../support/processes.js';
+import { runBrain } from '../support/cli.js';
+import { startBrainProcess, stopBrainProcess, scratchBrain, type ScratchBrain } from '../support/processes.js';
 
 describe('[pglite] brain up and brain view serve the web view', () => {
-  let home: string;
+  let brain: ScratchBrain;
   let configDir: string;
   let env: Record<string, string>;
   let viewPort: number;
 
   beforeAll(() => {
-    home = mkdtempSync(join(tmpdir(), 'brain-view-cli-'));
-    configDir = scratchConfigDir();
-    const ports = freePorts(3);
-    viewPort = ports[2]!;
-    writeFileSync(join(configDir, 'subjects.yaml'), `role_prefix: brain_\nsubjects:\n  personal:\n    port: ${ports[0]}\n  homelab:\n    port: ${ports[1]}\n`);
-    env = { BRAIN_HOME: home, BRAIN_CONFIG_DIR: configDir, BRAIN_EMBEDDER: 'none', BRAIN_VIEW_PORT: String(viewPort) };
+    brain = scratchBrain('view-cli', ['personal', 'homelab'], { BRAIN_EMBEDDER: 'none' }, { extraPorts: 1 });
+    viewPort = brain.ports[2]!;
+    configDir = brain.configDir;
+    env = { ...brain.env, BRAIN_VIEW_PORT: String(viewPort) };
     const init = runBrain(['init'], env);
     expect(init.code, init.stderr).toBe(0);
     const put = runBrain(['call', 'remember', JSON.stringify({ kind: 'tool', title: 'restic', body: 'Backs up the NAS.' }), '--subject', 'homelab'], env);
     expect(put.code, put.stderr).toBe(0);
   }, 300_000);
-  afterAll(() => {
-    rmSync(home, { recursive: true, force: true });
-    rmSync(configDir, { recursive: true, force: true });
-  });
+  afterAll(() => brain.remove());
 
   const check = async () => {
     const base = `http://127.0.0.1:${viewPort}`;
