@@ -102,7 +102,6 @@ export interface CloseHooks {
   opened(): void;
 }
 
-
 /** Told when the brain falls asleep and wakes (a server logs them). */
 export interface SleepEvents {
   slept?(): void;
@@ -139,7 +138,7 @@ export class EmbeddedDatabase {
     this.checkpoints.unref();
   }
 
-  /** The open PGlite. Only under the lock, taken with acquire() or run() (which wake a sleeping brain). */
+  /** The open PGlite. Only under the lock, taken with acquire() (which wakes a sleeping brain) or runIfAwake(). */
   get pg(): PGlite {
     if (!this.current) throw new BrainAsleepError();
     return this.current;
@@ -182,23 +181,14 @@ export class EmbeddedDatabase {
     };
   }
 
-  /** Runs `fn` holding the connection (waking the brain if it sleeps). */
-  async run<T>(fn: (pg: PGlite) => Promise<T>, priority?: number): Promise<T> {
-    const release = await this.acquire(priority);
-    try {
-      return await fn(this.pg);
-    } finally {
-      release();
-    }
-  }
-
-  /** Runs `fn` holding the connection if the brain is awake; undefined if it sleeps. Not a use. */
+  /** Runs `fn` holding the connection if the brain is awake; undefined if it sleeps or is closed. Not a use. */
   async runIfAwake<T>(fn: (pg: PGlite) => Promise<T>): Promise<T | undefined> {
+    if (this.closed) return undefined;
     let release: () => void;
     try {
       release = await this.acquire(undefined, true);
     } catch (error) {
-      if (error instanceof BrainAsleepError) return undefined;
+      if (error instanceof BrainAsleepError || this.closed) return undefined;
       throw error;
     }
     try {
@@ -206,11 +196,6 @@ export class EmbeddedDatabase {
     } finally {
       release();
     }
-  }
-
-  /** Counts as a use now: background work that found something to do keeps the brain awake. */
-  touch(): void {
-    this.lastUse = performance.now();
   }
 
   /** Set by the owner of the data directory before the brain may sleep (db/open.ts). */
