@@ -57,10 +57,34 @@ export const GIN_PENDING_LIST_KB = 256;
  * by default: 193 MB of a 313 MB data directory after a 7,500-page import). So the brain
  * checkpoints itself once this much WAL has been written since the last checkpoint
  * (checkpointIfDue, every CHECKPOINT_CHECK_MS while open; a checkpoint took 70-80 ms), and
- * keeps two 16 MB segments at most (min_wal_size and max_wal_size at the least Postgres allows).
+ * keeps two segments at most (min_wal_size and max_wal_size at the least Postgres allows).
  */
 export const WAL_CHECKPOINT_BYTES = 32 * 2 ** 20;
-export const WAL_KEEP = { minMb: 32, maxMb: 32 };
+/**
+ * The segment size a new brain's initdb is given. Postgres's default, 16 MB, left two segments,
+ * 32 MB, in pg_wal after every close: 13% of the data directory after a 7,500-page import. A
+ * brain made before keeps its 16 MB segments (the size is fixed at initdb; walSegmentMbOf).
+ */
+export const NEW_BRAIN_WAL_SEGMENT_MB = 1;
+/** The WAL kept between checkpoints and after a close: two segments, the least Postgres allows. */
+export function walKeepMb(segmentMb: number): { minMb: number; maxMb: number } {
+  return { minMb: 2 * segmentMb, maxMb: 2 * segmentMb };
+}
+
+/** The WAL segment size of the brain in `dir`, from a segment file's size; a new brain's if it has none yet. */
+export function walSegmentMbOf(dir: string | undefined): number {
+  if (!dir) return NEW_BRAIN_WAL_SEGMENT_MB;
+  let names: string[];
+  try {
+    names = readdirSync(join(dir, 'pg_wal'));
+  } catch {
+    return NEW_BRAIN_WAL_SEGMENT_MB; // not created yet
+  }
+  // Every segment file is exactly the segment size (Postgres creates them zero-filled in full).
+  const segment = names.find((n) => /^[0-9A-F]{24}$/.test(n));
+  if (!segment) return NEW_BRAIN_WAL_SEGMENT_MB;
+  return statSync(join(dir, 'pg_wal', segment)).size / 2 ** 20;
+}
 export const CHECKPOINT_CHECK_MS = 15_000;
 
 export interface EmbeddedOptions {
@@ -269,6 +293,7 @@ export class EmbeddedDatabase {
   /** Opens (creating if needed) the brain in `dir`; `undefined` gives an in-memory brain for tests. */
   static async open(dir?: string, options: EmbeddedOptions = {}): Promise<EmbeddedDatabase> {
     if (dir) mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const walKeep = walKeepMb(walSegmentMbOf(dir));
     const startParams = [
       ...PGlite.defaultStartParams,
       '-c',
@@ -276,9 +301,9 @@ export class EmbeddedDatabase {
       '-c',
       `gin_pending_list_limit=${GIN_PENDING_LIST_KB}kB`,
       '-c',
-      `min_wal_size=${WAL_KEEP.minMb}MB`,
+      `min_wal_size=${walKeep.minMb}MB`,
       '-c',
-      `max_wal_size=${WAL_KEEP.maxMb}MB`,
+      `max_wal_size=${walKeep.maxMb}MB`,
     ];
     const pg = await createPGlite(dir, startParams);
     // An in-memory brain (tests) has no files to keep small.
@@ -323,5 +348,7 @@ async function createPGlite(dir: string | undefined, startParams: string[]): Pro
     extensions: { vector, pg_trgm },
     parsers: { [INT8]: (v: string) => Number(v), [BYTEA]: parseBytea },
     startParams,
+    // Used only when `dir` holds no brain yet: initdb fixes the segment size for good.
+    initDbStartParams: [`--wal-segsize=${NEW_BRAIN_WAL_SEGMENT_MB}`],
   });
 }

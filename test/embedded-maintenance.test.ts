@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrap } from '../db/bootstrap.js';
-import { cacheSizeFor, EmbeddedDatabase, SHARED_BUFFERS_MB, WAL_KEEP } from '../db/embedded.js';
+import { PGlite } from '@electric-sql/pglite';
+import { cacheSizeFor, EmbeddedDatabase, SHARED_BUFFERS_MB, walKeepMb, walSegmentMbOf, NEW_BRAIN_WAL_SEGMENT_MB } from '../db/embedded.js';
 import { maintainEmbedded, maintenanceFor, startEmbeddedMaintenance, type TableActivity } from '../db/embedded-maintenance.js';
 import { pgliteSession } from '../db/sql.js';
 import { openEmbeddedSubjectDb } from '../db/subject-db.js';
@@ -157,11 +158,33 @@ describe('embedded write-ahead log', () => {
         await db.pg.exec(`INSERT INTO filler SELECT repeat(md5(g::text), 30) FROM generate_series(1, 20000) g`);
         await db.checkpointIfDue();
       }
-      expect(walBytes()).toBeLessThanOrEqual((WAL_KEEP.maxMb + 32) * 2 ** 20);
+      expect(walBytes()).toBeLessThanOrEqual((walKeepMb(NEW_BRAIN_WAL_SEGMENT_MB).maxMb + 32) * 2 ** 20);
     } finally {
       await db.close();
     }
+    // A new brain's segments are 1 MB, so a closed brain keeps 2 MB of WAL, not 32.
+    expect(walSegmentMbOf(dir)).toBe(NEW_BRAIN_WAL_SEGMENT_MB);
     expect(walBytes()).toBeGreaterThan(0);
-    expect(walBytes()).toBeLessThanOrEqual(WAL_KEEP.maxMb * 2 ** 20);
+    expect(walBytes()).toBeLessThanOrEqual(walKeepMb(NEW_BRAIN_WAL_SEGMENT_MB).maxMb * 2 ** 20);
+  });
+
+  it('opens a brain made with 16 MB segments (before 2 December 2026) with that size\'s bounds', async () => {
+    const old = mkdtempSync(join(tmpdir(), 'brain-wal16-'));
+    try {
+      // What initdb made by default: no --wal-segsize.
+      const made = await PGlite.create(old);
+      await made.close();
+      expect(walSegmentMbOf(old)).toBe(16);
+      // min_wal_size under two segments would refuse to start; the brain passes 32 MB here.
+      const db = await EmbeddedDatabase.open(old, { sharedBuffersMb: 16, checkpointCheckMs: 3_600_000 });
+      try {
+        const { rows } = await db.pg.query<{ seg: string; min: string }>(`SELECT current_setting('wal_segment_size') AS seg, current_setting('min_wal_size') AS min`);
+        expect(rows).toEqual([{ seg: '16MB', min: '32MB' }]);
+      } finally {
+        await db.close();
+      }
+    } finally {
+      rmSync(old, { recursive: true, force: true });
+    }
   });
 });
