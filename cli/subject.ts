@@ -3,6 +3,7 @@
 // admin's; through the running brain's database link when one runs), and turning a
 // BrainError into `brain: <message>` / `  hint: <hint>` and an exit code.
 import { loadRuntimeConfig, type RuntimeConfig } from '../config/runtime.js';
+import { maintainEmbedded } from '../db/embedded-maintenance.js';
 import { openSubject } from '../db/open.js';
 import { asBrainError, BrainError, createContext, type BrainContext } from '../services/knowledge/index.js';
 import { chooseEmbedder, pendingNote } from '../services/runtime/embedding.js';
@@ -15,6 +16,12 @@ export { EXIT, SUBJECT_OPTIONS, SUBJECT_USAGE, subjectFrom } from './subject-opt
 export interface SubjectSession {
   /** "brain up (process 1234)" when a running brain holds the data directory. */
   readonly linkedTo?: string | undefined;
+  /**
+   * After a bulk write: analyses (and vacuums) what changed, as a serving brain's maintenance
+   * would (db/embedded-maintenance.ts). Only when this process holds the embedded brain: a
+   * server has autovacuum, and a running brain reached through its link maintains itself.
+   */
+  readonly maintain?: (() => Promise<unknown>) | undefined;
 }
 
 /**
@@ -34,7 +41,8 @@ export async function withSubject(
   try {
     const ctx = await createContext(conn.subject, conn.handle.db);
     try {
-      return await run(ctx, { linkedTo: conn.linkedTo });
+      const embedded = conn.embedded;
+      return await run(ctx, { linkedTo: conn.linkedTo, maintain: embedded && (() => maintainEmbedded(embedded)) });
     } finally {
       if (opts.writes && !conn.linkedTo) await notePending(ctx, rt);
     }

@@ -23,7 +23,7 @@ export const importCommand: Command = {
     const [source, extra] = positionals;
     if (!source || extra) throw new CliError(`one directory (or memory.json) is needed\nusage: ${usage}`);
     if (values.from !== undefined && values.from !== 'mcp-memory') throw new CliError(`--from knows only "mcp-memory"\nusage: ${usage}`);
-    return withSubject(values, async (ctx) => {
+    return withSubject(values, async (ctx, session) => {
       if (values.from === 'mcp-memory') {
         const kindMap = values['kind-map'] ? { ...loadKindMap(values['kind-map'], {}) } : undefined;
         const report = await importMemoryJson(ctx, resolve(source), { kindMap, reason: values.reason });
@@ -36,6 +36,7 @@ export const importCommand: Command = {
         kindMap,
         rootKind: values['root-kind'],
         reason: values.reason,
+        ...(session.maintain ? { afterWrite: session.maintain } : {}),
         ...(values.quiet ? {} : { onProgress: progressReporter(process.stderr) }),
       });
       if (values.json) printJson(report);

@@ -1,9 +1,10 @@
 // The brain CLI's knowledge commands, run as a user runs them: the built command in a
 // child process, an embedded brain in a temporary BRAIN_HOME. Checks output, --json and
 // exit codes (0 ok, 1 failed, 2 usage, 3 not found).
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareTrees, scratchBrain } from '../gbrain-import/files.js';
 import { runBrain, scratchConfigDir } from '../support/cli.js';
@@ -38,6 +39,9 @@ describe('[pglite] brain knowledge commands (CLI, embedded brain)', { timeout: 2
     expect(r.stdout).toContain('✓ content hash');
     expect(r.stdout).toMatch(/pages: +17 found, 17 created/);
     expect(r.stderr).toMatch(/import: \d+\/\d+ files/); // not a TTY: plain lines
+    // The import analysed what it wrote before validating it (the embedded brain has no
+    // autovacuum): the planner has statistics for the new cards, timeline and links.
+    expect(await analysedTables(join(home, 'data'))).toEqual(expect.arrayContaining(['episode_topics', 'episodes', 'gbrain_pages', 'links', 'topics']));
     const again = json(['import', src, '--quiet']);
     expect(again.pages).toMatchObject({ created: 0, updated: 0, unchanged: 17, failed: 0 });
     expect(again.ok).toBe(true);
@@ -222,3 +226,23 @@ describe('[pglite] brain knowledge commands (CLI, embedded brain)', { timeout: 2
     expect(brain(['source', 'people/pedro-franceschi', '--quote', 'x']).code).toBe(2);
   });
 });
+
+/** The subject tables of homelab with planner statistics, read from a copy of the closed brain's files. */
+async function analysedTables(dataDir: string): Promise<string[]> {
+  const copy = mkdtempSync(join(tmpdir(), 'brain-stats-'));
+  try {
+    cpSync(dataDir, copy, { recursive: true });
+    const pg = await PGlite.create(copy);
+    try {
+      const { rows } = await pg.query<{ t: string }>(
+        `SELECT DISTINCT c.relname AS t FROM pg_statistic s JOIN pg_class c ON c.oid = s.starelid
+          WHERE c.relnamespace = 'homelab'::regnamespace ORDER BY 1`,
+      );
+      return rows.map((r) => r.t);
+    } finally {
+      await pg.close();
+    }
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+}
