@@ -1,5 +1,6 @@
-// The CLI that runs is the bundle (scripts/bundle.mjs): dist/cli/brain.js, which the bin,
-// `npm start`, the image's entrypoint and every test that spawns the CLI use. A command run
+// The CLI that runs is the bundle (scripts/bundle.mjs): dist/cli/brain.js, which the bin and
+// `npm start` run through bin/brain (test/cli/launcher.test.ts), and the image's entrypoint and
+// every test that spawns the CLI run directly. A command run
 // through it loads its code from the bundle's chunks alone, plus the packages kept out of it;
 // and the bundle carries the same digest of the bootstrap's code as the unbundled modules,
 // so the start's bootstrap check (db/bootstrap-state.ts) sees a code change either way.
@@ -17,13 +18,15 @@ const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8'))
 describe('the bundled CLI', () => {
   it('is what the bin, npm start and the image run', () => {
     expect(readFileSync(BRAIN_JS, 'utf8').split('\n').slice(0, 2)).toEqual(['#!/usr/bin/env node', expect.stringMatching(/^\/\/ claude-brain bundle/)]);
-    expect(pkg.bin.brain).toBe('dist/cli/brain.js');
-    expect(pkg.scripts.start).toBe('node dist/cli/brain.js up');
+    expect(pkg.bin.brain).toBe('bin/brain');
+    expect(pkg.scripts.start).toBe('bin/brain up');
     expect(pkg.scripts.build).toBe('tsc -p tsconfig.build.json && node scripts/bundle.mjs');
     const build = readDockerfile().find((s) => instructions(s, 'RUN').some((r) => /tsc -p tsconfig\.image\.json/.test(r.args)))!;
     const runs = instructions(build, 'RUN').map((r) => r.args);
     expect(runs.indexOf('node scripts/bundle.mjs')).toBeGreaterThan(runs.findIndex((r) => /tsc -p tsconfig\.image\.json/.test(r)));
     expect(instructions(readDockerfile().at(-1)!, 'ENTRYPOINT').at(-1)?.args).toBe('["node", "dist/cli/brain.js"]');
+    // What bin/brain sets, set for the image's entrypoint.
+    expect(instructions(readDockerfile().at(-1)!, 'ENV').map((e) => e.args).join(' ')).toMatch(/\bMALLOC_ARENA_MAX=2\b/);
   });
 
   it('compiles in the digest of the bootstrap code that the unbundled modules compute from their files', async () => {

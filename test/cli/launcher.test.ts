@@ -1,0 +1,65 @@
+// bin/brain, the `brain` command npm links: it runs dist/cli/brain.js with node, found through
+// the symbolic links npm makes, and with glibc's malloc kept to two arenas (MALLOC_ARENA_MAX)
+// unless the environment already says otherwise. What that does to memory is measured by the
+// scale bench (bench/scale, docs/performance.md), not here.
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PACKAGE_ROOT } from '../../config/package.js';
+
+const LAUNCHER = join(PACKAGE_ROOT, 'bin', 'brain');
+const version = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+describe('bin/brain', () => {
+  let dir: string;
+  let linked: string;
+  let fakeNodeDir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'brain-launcher-'));
+    // As npm installs a package: node_modules/.bin/brain -> ../claude-brain/bin/brain, and the
+    // package itself a link too (npm link, a workspace).
+    mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true });
+    symlinkSync(PACKAGE_ROOT, join(dir, 'node_modules', 'claude-brain'));
+    linked = join(dir, 'node_modules', '.bin', 'brain');
+    symlinkSync('../claude-brain/bin/brain', linked);
+    // A `node` that says how it was called instead of running anything.
+    fakeNodeDir = join(dir, 'fake-node');
+    mkdirSync(fakeNodeDir);
+    writeFileSync(join(fakeNodeDir, 'node'), '#!/bin/sh\nprintf "%s\\n" "MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX-unset}" "$@"\n');
+    chmodSync(join(fakeNodeDir, 'node'), 0o755);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const run = (command: string, args: string[], env: NodeJS.ProcessEnv) => spawnSync(command, args, { encoding: 'utf8', env, timeout: 30_000 });
+  const withoutArenaSetting = (): NodeJS.ProcessEnv => {
+    const env = { ...process.env };
+    delete env.MALLOC_ARENA_MAX;
+    return env;
+  };
+
+  it('runs the CLI through the links npm makes', () => {
+    const r = run(linked, ['--version'], withoutArenaSetting());
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim()).toBe(`claude-brain ${version}`);
+  });
+
+  it('hands node the bundle and every argument, with two malloc arenas', () => {
+    const env = { ...withoutArenaSetting(), PATH: `${fakeNodeDir}:${process.env.PATH ?? ''}` };
+    const r = run(linked, ['search', 'two words', '--subject', 'homelab'], env);
+    expect(r.status).toBe(0);
+    const [arena, script, ...args] = r.stdout.trimEnd().split('\n');
+    expect(arena).toBe('MALLOC_ARENA_MAX=2');
+    // The package's own bundle, reached through the links.
+    expect(readFileSync(script!, 'utf8')).toBe(readFileSync(join(PACKAGE_ROOT, 'dist', 'cli', 'brain.js'), 'utf8'));
+    expect(args).toEqual(['search', 'two words', '--subject', 'homelab']);
+  });
+
+  it('keeps a MALLOC_ARENA_MAX the environment already has', () => {
+    const r = run(LAUNCHER, ['--version'], { ...process.env, PATH: `${fakeNodeDir}:${process.env.PATH ?? ''}`, MALLOC_ARENA_MAX: '4' });
+    expect(r.status).toBe(0);
+    expect(r.stdout.split('\n')[0]).toBe('MALLOC_ARENA_MAX=4');
+  });
+});
