@@ -1,12 +1,20 @@
-// Processes as a person runs them: `node dist/cli/brain.js ARGS` spawned, timed from spawn, its
-// memory read from /proc while it runs (PGlite runs inside that process, so its RSS is the
-// brain's). Nothing of the product is imported: the bench sees what a user sees.
+// Processes as a person runs them: `brain ARGS` (bin/brain, which execs `node dist/cli/brain.js`,
+// so the pid is Node's) spawned, timed from spawn, its memory read from /proc while it runs
+// (PGlite runs inside that process, so its RSS is the brain's). Nothing of the product is
+// imported: the bench sees what a user sees.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { PACKAGE_ROOT } from '../../config/package.js';
 
-export const BRAIN_JS = join(PACKAGE_ROOT, 'dist', 'cli', 'brain.js');
+/** The `brain` command npm links (it sets MALLOC_ARENA_MAX, then execs node on dist/cli/brain.js). */
+export const BRAIN_BIN = join(PACKAGE_ROOT, 'bin', 'brain');
+
+/** `brain ARGS` with the bench's own Node first on PATH, the one bin/brain execs. */
+function spawnBrain(args: string[], env: NodeJS.ProcessEnv) {
+  const path = [dirname(process.execPath), env.PATH ?? process.env.PATH ?? ''].join(delimiter);
+  return spawn(BRAIN_BIN, args, { env: { ...env, PATH: path }, stdio: ['ignore', 'pipe', 'pipe'] });
+}
 
 export const loadAverage = (): string => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
@@ -71,7 +79,7 @@ export interface Finished {
 /** Runs `brain ARGS` to its end, sampling its memory. */
 export function runBrain(args: string[], env: NodeJS.ProcessEnv, opts: { sampleMs?: number; onStderr?: (text: string) => void } = {}): Promise<Finished> {
   const started = performance.now();
-  const child = track(spawn(process.execPath, [BRAIN_JS, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const child = track(spawnBrain(args, env));
   let stdout = '';
   let stderr = '';
   let peak = 0;
@@ -115,7 +123,7 @@ export interface ServerProcess {
 /** Spawns `brain serve --subject SUBJECT`; `baseUrl` is its http://127.0.0.1:PORT. */
 export function startServer(env: NodeJS.ProcessEnv, subject: string, baseUrl: string): ServerProcess {
   const started = performance.now();
-  const child = track(spawn(process.execPath, [BRAIN_JS, 'serve', '--subject', subject], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const child = track(spawnBrain(['serve', '--subject', subject], env));
   let err = '';
   let partial = '';
   const listeners: ((line: string) => void)[] = [];

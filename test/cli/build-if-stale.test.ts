@@ -111,6 +111,6 @@ describe('npm start on this checkout', () => {
     const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
     expect(pkg.scripts.prestart).toBe('node scripts/build-if-stale.mjs');
     expect(pkg.scripts.prepare).toBe('node scripts/build-if-stale.mjs');
-    expect(pkg.scripts.start).toBe('node dist/cli/brain.js up');
+    expect(pkg.scripts.start).toBe('bin/brain up');
   });
 });

@@ -118,8 +118,11 @@ describe('service spec', () => {
       BRAIN_EMBEDDER: 'offline',
       BRAIN_HOME: `${ODD}/.brain`,
       BRAIN_LOG_LEVEL: 'info',
+      // What bin/brain sets for a command run by hand; the service runs Node itself.
+      MALLOC_ARENA_MAX: '2',
       PATH: '/opt/node 24/bin:/usr/local/bin:/usr/bin:/bin',
     });
+    expect(serviceSpec({ node: '/n/node', brainJs: '/b.js', cwd: '/', home: '/h', env: { MALLOC_ARENA_MAX: '4' } }).environment.MALLOC_ARENA_MAX).toBe('4');
     for (const name of NOT_CARRIED) expect(ENVIRONMENT_VARIABLES).toContain(name);
   });
 });
