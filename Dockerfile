@@ -34,9 +34,10 @@ ENV NODE_ENV=production \
     NPM_CONFIG_UPDATE_NOTIFIER=false \
     BRAIN_HOME=/tmp/brain \
     BRAIN_HOST=0.0.0.0 \
-    MALLOC_ARENA_MAX=2
-# MALLOC_ARENA_MAX: what bin/brain sets outside the image (glibc's malloc, two arenas, not eight a
-# core: freed memory of V8's threads stays in each one's arena).
+    MALLOC_ARENA_MAX=2 \
+    MALLOC_TRIM_THRESHOLD_=131072
+# MALLOC_*: what bin/brain sets outside the image (glibc's malloc with two arenas, not eight a
+# core, and a fixed trim threshold, so what V8's threads free goes back; docs/performance.md).
 WORKDIR /app
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /src/dist ./dist

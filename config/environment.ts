@@ -26,6 +26,7 @@ export const SYSTEM_VARIABLES = {
   PATH: 'cli/commands/service.ts',
   /** Where systemd looks for user units, when set (else ~/.config). */
   XDG_CONFIG_HOME: 'cli/commands/service.ts',
-  /** glibc's malloc arenas: bin/brain sets 2 unless set; the user service's unit carries the same (docs/performance.md). */
+  /** glibc's malloc settings: bin/brain sets them unless set; the user service's unit carries the same (docs/performance.md). */
   MALLOC_ARENA_MAX: 'services/deploy/service-files.ts',
+  MALLOC_TRIM_THRESHOLD_: 'services/deploy/service-files.ts',
 } as const;

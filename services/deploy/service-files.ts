@@ -48,8 +48,10 @@ export function serviceSpec(input: { node: string; brainJs: string; cwd: string;
   // The Node binary's folder first: anything the brain spawns finds the same Node.
   environment.PATH = [dirname(input.node), '/usr/local/bin', '/usr/bin', '/bin'].filter((d, i, all) => all.indexOf(d) === i).join(':');
   // What bin/brain sets for a command run by hand (the service runs Node itself): glibc's malloc
-  // with two arenas, not eight a core, each keeping what V8's threads freed. macOS ignores it.
+  // with two arenas, not eight a core, and a fixed trim threshold, so freed memory goes back
+  // (docs/performance.md#malloc-arenas). macOS ignores both.
   environment.MALLOC_ARENA_MAX = input.env.MALLOC_ARENA_MAX || '2';
+  environment.MALLOC_TRIM_THRESHOLD_ = input.env.MALLOC_TRIM_THRESHOLD_ || '131072';
   return {
     node: input.node,
     brainJs: input.brainJs,

@@ -26,7 +26,9 @@ describe('the bundled CLI', () => {
     expect(runs.indexOf('node scripts/bundle.mjs')).toBeGreaterThan(runs.findIndex((r) => /tsc -p tsconfig\.image\.json/.test(r)));
     expect(instructions(readDockerfile().at(-1)!, 'ENTRYPOINT').at(-1)?.args).toBe('["node", "dist/cli/brain.js"]');
     // What bin/brain sets, set for the image's entrypoint.
-    expect(instructions(readDockerfile().at(-1)!, 'ENV').map((e) => e.args).join(' ')).toMatch(/\bMALLOC_ARENA_MAX=2\b/);
+    const env = instructions(readDockerfile().at(-1)!, 'ENV').map((e) => e.args).join(' ');
+    expect(env).toMatch(/\bMALLOC_ARENA_MAX=2\b/);
+    expect(env).toMatch(/\bMALLOC_TRIM_THRESHOLD_=131072\b/);
   });
 
   it('compiles in the digest of the bootstrap code that the unbundled modules compute from their files', async () => {

@@ -1,7 +1,7 @@
 // bin/brain, the `brain` command npm links: it runs dist/cli/brain.js with node, found through
-// the symbolic links npm makes, and with glibc's malloc kept to two arenas (MALLOC_ARENA_MAX)
-// unless the environment already says otherwise. What that does to memory is measured by the
-// scale bench (bench/scale, docs/performance.md), not here.
+// the symbolic links npm makes, with glibc's malloc kept to two arenas (MALLOC_ARENA_MAX) and a
+// fixed trim threshold (MALLOC_TRIM_THRESHOLD_) unless the environment already says otherwise.
+// What that does to memory is measured by the scale bench (docs/performance.md), not here.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,39 +27,40 @@ describe('bin/brain', () => {
     // A `node` that says how it was called instead of running anything.
     fakeNodeDir = join(dir, 'fake-node');
     mkdirSync(fakeNodeDir);
-    writeFileSync(join(fakeNodeDir, 'node'), '#!/bin/sh\nprintf "%s\\n" "MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX-unset}" "$@"\n');
+    writeFileSync(join(fakeNodeDir, 'node'), '#!/bin/sh\nprintf "%s\\n" "MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX-unset} MALLOC_TRIM_THRESHOLD_=${MALLOC_TRIM_THRESHOLD_-unset}" "$@"\n');
     chmodSync(join(fakeNodeDir, 'node'), 0o755);
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   const run = (command: string, args: string[], env: NodeJS.ProcessEnv) => spawnSync(command, args, { encoding: 'utf8', env, timeout: 30_000 });
-  const withoutArenaSetting = (): NodeJS.ProcessEnv => {
+  const withoutMallocSettings = (): NodeJS.ProcessEnv => {
     const env = { ...process.env };
     delete env.MALLOC_ARENA_MAX;
+    delete env.MALLOC_TRIM_THRESHOLD_;
     return env;
   };
 
   it('runs the CLI through the links npm makes', () => {
-    const r = run(linked, ['--version'], withoutArenaSetting());
+    const r = run(linked, ['--version'], withoutMallocSettings());
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(r.stdout.trim()).toBe(`claude-brain ${version}`);
   });
 
-  it('hands node the bundle and every argument, with two malloc arenas', () => {
-    const env = { ...withoutArenaSetting(), PATH: `${fakeNodeDir}:${process.env.PATH ?? ''}` };
+  it('hands node the bundle and every argument, with two malloc arenas and a fixed trim threshold', () => {
+    const env = { ...withoutMallocSettings(), PATH: `${fakeNodeDir}:${process.env.PATH ?? ''}` };
     const r = run(linked, ['search', 'two words', '--subject', 'homelab'], env);
     expect(r.status).toBe(0);
-    const [arena, script, ...args] = r.stdout.trimEnd().split('\n');
-    expect(arena).toBe('MALLOC_ARENA_MAX=2');
+    const [malloc, script, ...args] = r.stdout.trimEnd().split('\n');
+    expect(malloc).toBe('MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=131072');
     // The package's own bundle, reached through the links.
     expect(readFileSync(script!, 'utf8')).toBe(readFileSync(join(PACKAGE_ROOT, 'dist', 'cli', 'brain.js'), 'utf8'));
     expect(args).toEqual(['search', 'two words', '--subject', 'homelab']);
   });
 
-  it('keeps a MALLOC_ARENA_MAX the environment already has', () => {
-    const r = run(LAUNCHER, ['--version'], { ...process.env, PATH: `${fakeNodeDir}:${process.env.PATH ?? ''}`, MALLOC_ARENA_MAX: '4' });
+  it('keeps the malloc settings the environment already has', () => {
+    const r = run(LAUNCHER, ['--version'], { ...process.env, PATH: `${fakeNodeDir}:${process.env.PATH ?? ''}`, MALLOC_ARENA_MAX: '4', MALLOC_TRIM_THRESHOLD_: '65536' });
     expect(r.status).toBe(0);
-    expect(r.stdout.split('\n')[0]).toBe('MALLOC_ARENA_MAX=4');
+    expect(r.stdout.split('\n')[0]).toBe('MALLOC_ARENA_MAX=4 MALLOC_TRIM_THRESHOLD_=65536');
   });
 });

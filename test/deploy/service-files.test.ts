@@ -120,9 +120,10 @@ describe('service spec', () => {
       BRAIN_LOG_LEVEL: 'info',
       // What bin/brain sets for a command run by hand; the service runs Node itself.
       MALLOC_ARENA_MAX: '2',
+      MALLOC_TRIM_THRESHOLD_: '131072',
       PATH: '/opt/node 24/bin:/usr/local/bin:/usr/bin:/bin',
     });
-    expect(serviceSpec({ node: '/n/node', brainJs: '/b.js', cwd: '/', home: '/h', env: { MALLOC_ARENA_MAX: '4' } }).environment.MALLOC_ARENA_MAX).toBe('4');
+    expect(serviceSpec({ node: '/n/node', brainJs: '/b.js', cwd: '/', home: '/h', env: { MALLOC_ARENA_MAX: '4', MALLOC_TRIM_THRESHOLD_: '65536' } }).environment).toMatchObject({ MALLOC_ARENA_MAX: '4', MALLOC_TRIM_THRESHOLD_: '65536' });
     for (const name of NOT_CARRIED) expect(ENVIRONMENT_VARIABLES).toContain(name);
   });
 });
