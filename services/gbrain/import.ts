@@ -32,7 +32,7 @@ const BATCH = 100;
 const READ_BATCH = 500;
 /**
  * Cards validation reads back and renders at a time. With 500 the import's peak RSS came in the
- * validation, 60 MB of JavaScript heap over the write phase's (7,500 pages: 382-425 MB against
+ * validation, 60 MB of JavaScript heap over the write phase's (7,500 pages: 382-425 MiB against
  * 314-343 with 100); with statistics (afterWrite) a batch of 100 costs 40 ms, not 120.
  */
 const VALIDATE_BATCH = 100;
