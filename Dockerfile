@@ -18,11 +18,13 @@ COPY . .
 RUN npx tsc -p tsconfig.image.json
 RUN node scripts/bundle.mjs
 
-# 2. Production dependencies only, installed apart so the final stage gets no npm cache.
+# 2. Production dependencies only, installed apart so the final stage gets no npm cache. koffi
+# (28 MB of prebuilt binaries) only gives a sleeping embedded brain's memory back, and this image
+# runs against a Postgres server (db/process-memory.ts does without it).
 FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts
+RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && rm -rf node_modules/koffi
 
 # 3. Runtime.
 FROM ${NODE_IMAGE} AS runtime

@@ -2,8 +2,6 @@
 // Postgres server. One process holds every subject, but each transaction runs as the
 // subject's role (SET LOCAL ROLE), so Postgres still enforces the same grants.
 import { mkdirSync, readdirSync, statSync, type Dirent } from 'node:fs';
-import v8 from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
@@ -11,6 +9,7 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { Mutex } from './mutex.js';
 import { compiledPostgres } from './postgres-wasm.js';
 import { BrainAsleepError } from './work-order.js';
+import { giveMemoryBack, type MemoryGiveBack } from './process-memory.js';
 
 export { BrainAsleepError };
 
@@ -128,7 +127,7 @@ export interface CloseHooks {
 
 /** Told when the brain falls asleep and wakes (a server logs them). */
 export interface SleepEvents {
-  slept?(): void;
+  slept?(memory: MemoryGiveBack): void;
   woke?(ms: number): void;
 }
 
@@ -146,7 +145,7 @@ export class EmbeddedDatabase {
   private readonly checkpoints: NodeJS.Timeout | undefined;
   private checking: Promise<unknown> = Promise.resolve();
   /** Times the brain went to sleep and woke (tests, logs). */
-  readonly sleeps = { slept: 0, woke: 0, lastWakeMs: 0 };
+  readonly sleeps = { slept: 0, woke: 0, lastWakeMs: 0, lastGiveBack: undefined as MemoryGiveBack | undefined };
 
   private constructor(
     pg: PGlite,
@@ -250,8 +249,8 @@ export class EmbeddedDatabase {
       if (!this.current || this.closed || this.lock.waiting > 0 || performance.now() - this.lastUse < idleMs) return false;
       await this.closeCurrent();
       this.sleeps.slept++;
-      this.events.slept?.();
-      collectGarbage();
+      this.sleeps.lastGiveBack = giveMemoryBack();
+      this.events.slept?.(this.sleeps.lastGiveBack);
       return true;
     } finally {
       release();
@@ -323,22 +322,6 @@ export class EmbeddedDatabase {
     } finally {
       release();
     }
-  }
-}
-
-/**
- * A full garbage collection now. The closed PGlite's memory (its page cache and Postgres's heap,
- * hundreds of MB) is held by one WebAssembly memory object, which V8 frees only when a full
- * collection finds it unreachable; an idle server allocates next to nothing, so without this
- * none would come for a long time and the memory would stay. `gc` is V8's own, made reachable
- * for this one call.
- */
-function collectGarbage(): void {
-  try {
-    v8.setFlagsFromString('--expose-gc');
-    (runInNewContext('gc') as () => void)();
-  } catch {
-    // Not this V8: the memory goes back at the next collection instead.
   }
 }
 

@@ -7,7 +7,8 @@
 //
 // Left out of the bundle, loaded from node_modules as before: PGlite and its extensions (they
 // read their .wasm, .data and .tar.gz files next to their own modules) and the offline model
-// (its thread imports it by the path the main thread resolves). dist/cli/brain.js written by tsc
+// (its thread imports it by the path the main thread resolves), and koffi (a native module with
+// its prebuilt binaries, db/process-memory.ts). dist/cli/brain.js written by tsc
 // alone is a one-line import of the unbundled dispatcher, which works too, only slower.
 //
 // Run after tsc (scripts/build-if-stale.mjs does both); plain JavaScript, like the build check.
@@ -43,7 +44,7 @@ export async function bundle() {
   const build = await rolldown({
     input: { brain: INPUT },
     platform: 'node',
-    external: [/^@electric-sql\//, /^@energetic-ai\//, 'pg-native'],
+    external: [/^@electric-sql\//, /^@energetic-ai\//, 'pg-native', 'koffi'],
     transform: { define: { __BOOTSTRAP_CODE_DIGEST__: JSON.stringify(bootstrapCodeDigest()) } },
     logLevel: 'warn',
   });

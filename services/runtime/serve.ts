@@ -149,7 +149,7 @@ async function afterListening(
     if (rt.embeddedIdleMinutes !== undefined) {
       const minutes = rt.embeddedIdleMinutes;
       embedded.sleepWhenIdle(minutes * 60_000, {
-        slept: () => logger.info({ idleMinutes: minutes }, 'the embedded brain is asleep (no request for a while): PGlite closed, its memory given back'),
+        slept: (memory) => logger.info({ idleMinutes: minutes, ...memory }, 'the embedded brain is asleep (no request for a while): PGlite closed, its memory given back'),
         woke: (ms) => logger.info({ ms }, 'the embedded brain woke for a request'),
       });
     }

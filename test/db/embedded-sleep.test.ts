@@ -102,6 +102,8 @@ describe('[pglite] an embedded brain asleep while idle', () => {
     expect(await embedded.sleepIfIdle(0)).toBe(true);
     expect(embedded.awake).toBe(false);
     expect(embedded.sleeps.slept).toBe(slept + 1);
+    // Its memory given back: a full collection, and on glibc (Linux, this suite's machines) malloc_trim.
+    expect(embedded.sleeps.lastGiveBack).toEqual({ collected: true, trimmed: process.platform === 'linux' });
     expect(() => embedded.pg).toThrow(BrainAsleepError);
 
     // The same statement text as before the sleep: its prepared statement belonged to the closed PGlite.
