@@ -24,7 +24,7 @@ export interface MemoryGiveBack {
 }
 
 export function giveMemoryBack(): MemoryGiveBack {
-  return { collected: collectGarbage(), trimmed: trimMalloc() };
+  return { collected: collectGarbage(), trimmed: trimFreedMemory() };
 }
 
 /** A full garbage collection now, through V8's own `gc`, made reachable for this one call. */
@@ -41,7 +41,8 @@ function collectGarbage(): boolean {
 
 let mallocTrim: ((pad: number) => number) | null | undefined;
 
-function trimMalloc(): boolean {
+/** glibc's malloc_trim(0) alone (an awake brain's PGlite is still in use, so no collection). Whether it ran. */
+export function trimFreedMemory(): boolean {
   mallocTrim ??= loadMallocTrim();
   if (!mallocTrim) return false;
   try {

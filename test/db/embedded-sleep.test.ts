@@ -176,6 +176,23 @@ describe('[pglite] an embedded brain asleep while idle', () => {
     }
   });
 
+  it('awake but idle, it gives malloc memory back once per idle spell, never while used or asleep', async () => {
+    await titles(); // a use
+    expect(embedded.trimIfIdle(60_000)).toBe(false); // not idle long enough
+    await sleep(30);
+    // On glibc (Linux, this suite's machines) the trim runs; elsewhere there is nothing to call.
+    expect(embedded.trimIfIdle(10)).toBe(process.platform === 'linux');
+    expect(embedded.trimIfIdle(10)).toBe(false); // once per idle spell
+    expect(embedded.awake).toBe(true);
+    await titles(); // a new spell
+    await sleep(30);
+    expect(embedded.trimIfIdle(10)).toBe(process.platform === 'linux');
+    expect(await embedded.sleepIfIdle(0)).toBe(true);
+    await sleep(30);
+    expect(embedded.trimIfIdle(10)).toBe(false); // asleep: the sleep gave everything back
+    expect(await titles()).toContain('Written to a sleeping brain');
+  });
+
   it('a brain closed while asleep opens again as cleanly closed: no damage found, the bootstrap skipped', async () => {
     expect(await embedded.sleepIfIdle(0)).toBe(true);
     await homelab.close();
