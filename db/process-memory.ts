@@ -1,5 +1,6 @@
-// Giving a sleeping embedded brain's memory back to the operating system (db/embedded.ts calls
-// giveMemoryBack() right after closing PGlite). Two steps, each skipped where it cannot run:
+// Giving an idle embedded brain's memory back to the operating system. db/embedded.ts calls
+// giveMemoryBack() right after closing PGlite for a sleep, and trimFreedMemory() (step 2 alone)
+// when an awake brain has been idle a while. Two steps, each skipped where it cannot run:
 //
 // 1. A full garbage collection. The closed PGlite's memory (its page cache and Postgres's heap,
 //    hundreds of MB) is one WebAssembly memory object, which V8 frees only when a full collection
