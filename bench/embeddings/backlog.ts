@@ -1,13 +1,17 @@
-// A realistic embedding backlog for the throughput benches: GBrain-style pages (a few `##`
-// sections and a timeline each, bench/gbrain/generate.ts) imported into the homelab subject of a
-// fresh embedded brain with embeddings off, so every card is pending. Each page becomes a topic
-// and one episode per timeline line; both are cards the worker embeds.
+// A realistic embedding backlog for the throughput benches: GBrain-style pages imported into the
+// homelab subject of a fresh embedded brain with embeddings off, so every card is pending. Each
+// page becomes a topic and one episode per timeline line; both are cards the worker embeds.
+// Two corpora: `gbrain` (bench/gbrain/generate.ts: a few `##` sections and a timeline each) and
+// `scale` (bench/scale/corpus.ts, issue 17's corpus: Zipf words, longer pages, 3-4 chunks each).
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../../config/runtime.js';
 import { EmbeddedDatabase } from '../../db/embedded.js';
 import { generateBrain } from '../gbrain/generate.js';
+import { generateCorpus } from '../scale/corpus.js';
+
+export type BacklogCorpus = 'gbrain' | 'scale';
 
 export interface Backlog {
   /** BRAIN_HOME of the prepared brain: copy it before each run (a run embeds it). */
@@ -32,12 +36,19 @@ export function brainEnv(home: string, configDir: string, extra: Record<string, 
   return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', BRAIN_HOME: home, BRAIN_CONFIG_DIR: configDir, BRAIN_VIEW_PORT: 'off', ...extra };
 }
 
-export async function prepareBacklog(dir: string, pages: number, port: number, brainJs: string): Promise<{ backlog: Backlog; cards: BacklogCards }> {
+export async function prepareBacklog(
+  dir: string,
+  pages: number,
+  port: number,
+  brainJs: string,
+  corpus: BacklogCorpus = 'gbrain',
+): Promise<{ backlog: Backlog; cards: BacklogCards }> {
   const configDir = join(dir, 'config');
   mkdirSync(configDir, { recursive: true });
   for (const f of ['kinds.yaml', 'deny-list.yaml']) copyFileSync(join(PACKAGE_ROOT, f), join(configDir, f));
   writeFileSync(join(configDir, 'subjects.yaml'), `role_prefix: brain_\nsubjects:\n  personal:\n    port: ${port - 1}\n  homelab:\n    port: ${port}\n`);
-  await generateBrain(join(dir, 'pages'), { pages, seed: 7 });
+  if (corpus === 'scale') generateCorpus(join(dir, 'pages'), { pages, seed: 7 });
+  else await generateBrain(join(dir, 'pages'), { pages, seed: 7 });
   const home = join(dir, 'home');
   const env = brainEnv(home, configDir, { BRAIN_EMBEDDER: 'none' });
   execFileSync(process.execPath, [brainJs, 'init'], { env, stdio: 'ignore' });

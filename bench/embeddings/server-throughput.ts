@@ -2,13 +2,14 @@
 // and the embedding worker in a real server process (cards/s from all pending to none), for
 // the offline embedder and a fake Ollama (test/support/fake-ollama.ts: its vectors cost next to
 // nothing, so its cards/s is what the database and the worker cost on their own). The backlog is
-// GBrain-style pages imported into an embedded brain (bench/embeddings/backlog.ts).
+// GBrain-style pages imported into an embedded brain (bench/embeddings/backlog.ts): `--corpus
+// scale` takes issue 17's scale corpus (bench/scale/corpus.ts) instead of the GBrain generator's.
 //
 // --brain takes several builds (paths to a brain.js, comma-separated; default this one): each
 // round runs every build once, alternating, so a before/after comparison shares the machine's
 // load. Numbers only: they depend on the machine and its load.
 //
-//   npm run build && node dist/bench/embeddings/server-throughput.js [--pages 300] [--rounds 2]
+//   npm run build && node dist/bench/embeddings/server-throughput.js [--pages 300] [--corpus gbrain|scale] [--rounds 2]
 //       [--embedders offline,ollama] [--brain dist/cli/brain.js,OTHER/dist/cli/brain.js] [--alone-texts 400]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -19,12 +20,13 @@ import type { Chunk, CardText as ChunkerCard, ChunkOptions } from '../../service
 import type { Embedder } from '../../services/embeddings/embedder.js';
 import { OllamaEmbedder } from '../../services/embeddings/ollama.js';
 import { startFakeOllama } from '../../test/support/fake-ollama.js';
-import { prepareBacklog, type BacklogCards } from './backlog.js';
+import { prepareBacklog, type BacklogCards, type BacklogCorpus } from './backlog.js';
 import { runServer, type ServerRun } from './server-run.js';
 
 const { values } = parseArgs({
   options: {
     pages: { type: 'string', default: '300' },
+    corpus: { type: 'string', default: 'gbrain' },
     rounds: { type: 'string', default: '2' },
     embedders: { type: 'string', default: 'offline,ollama' },
     brain: { type: 'string', default: 'dist/cli/brain.js' },
@@ -35,6 +37,8 @@ const { values } = parseArgs({
 const builds = values.brain.split(',').map((p) => resolve(p));
 const embedders = values.embedders.split(',').filter(Boolean) as ('offline' | 'ollama')[];
 const rounds = Number(values.rounds);
+if (values.corpus !== 'gbrain' && values.corpus !== 'scale') throw new Error(`--corpus must be gbrain or scale, got ${values.corpus}`);
+const corpus: BacklogCorpus = values.corpus;
 const port = Number(values.port);
 const loadNow = () => loadavg().map((l) => l.toFixed(2)).join(' ');
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -90,14 +94,14 @@ async function alone(embedder: Embedder, texts: string[]): Promise<string> {
 
 const dir = mkdtempSync(join(tmpdir(), 'brain-bench-embed-'));
 try {
-  log(`preparing ${values.pages} GBrain pages in an embedded brain…`);
-  const { backlog, cards } = await prepareBacklog(dir, Number(values.pages), port, builds[0]!);
+  log(`preparing ${values.pages} GBrain pages (${corpus} corpus) in an embedded brain…`);
+  const { backlog, cards } = await prepareBacklog(dir, Number(values.pages), port, builds[0]!, corpus);
   const fake = await startFakeOllama();
   const modules = new Map<string, BuildModules>();
   for (const b of builds) modules.set(b, await modulesOf(b));
 
   console.log(`# Embedding throughput, ${new Date().toISOString()}, load average at start ${loadNow()}`);
-  console.log(`backlog: ${values.pages} GBrain pages = ${cards.topics.length + cards.episodes.length} cards`);
+  console.log(`backlog: ${values.pages} GBrain pages (${corpus} corpus) = ${cards.topics.length} topics + ${cards.episodes.length} episodes = ${cards.topics.length + cards.episodes.length} cards`);
   for (const b of builds) console.log(`chunks (${label(b)}): ${chunkStats(modules.get(b)!, cards)}`);
 
   const first = modules.get(builds[0]!)!;

@@ -2,7 +2,7 @@
 // a summary with issue 17's rows, one column per size.
 import type { BenchMode, SearchTiming } from './mcp.js';
 import { SHAPES } from './queries.js';
-import { summarize, type EmbedRun, type SizeResult, type StartRun } from './results.js';
+import { summarize, type BacklogResult, type EmbedRun, type SizeResult, type StartRun } from './results.js';
 
 const n = (x: number) => x.toLocaleString('en');
 export const ms = (x: number): string => (!Number.isFinite(x) ? '—' : x >= 10_000 ? `${(x / 1000).toFixed(1)} s` : `${n(Math.round(x))} ms`);
@@ -115,4 +115,12 @@ export function summaryTable(results: SizeResult[]): string {
     row('embedding in the server, fake Ollama', (r) => (r.embedFake ? `${r.embedFake.cardsPerSecond.toFixed(1)} cards/s` : '—')),
     row('load average before → after', (r) => `${r.loadBefore} → ${r.loadAfter}`),
   ].join('\n');
+}
+
+/** The whole-backlog line under the summary: cards/s over the card mix an import leaves. */
+export function backlogText(b: BacklogResult): string {
+  const e = b.run;
+  const mix = `${n(b.pages)} pages (seed ${b.seed}) = ${n(b.topics)} topics + ${n(b.timelineLines)} episodes`;
+  const whole = e.complete ? `**${b.wholeCardsPerSecond.toFixed(1)} cards/s** from spawn to nothing pending (${n(e.cards)} cards, ${n(e.chunks)} chunks in ${e.drainSeconds?.toFixed(0)} s)` : `stopped at its limit with ${n(e.pendingAtEnd)} pending`;
+  return `Offline embedder in the server over a whole backlog, ${mix}: ${whole}; ${e.cardsPerSecond.toFixed(1)} cards/s, ${e.chunksPerSecond.toFixed(1)} chunks/s after the first batch; peak RSS ${mb(e.peakRssMb)}; load ${b.loadBefore} → ${b.loadAfter}.`;
 }

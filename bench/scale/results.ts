@@ -95,3 +95,17 @@ export interface SizeResult {
   embedOffline?: EmbedRun;
   failures: string[];
 }
+
+/** The offline embedder over a whole small backlog (backlog.ts). */
+export interface BacklogResult {
+  pages: number;
+  seed: number;
+  /** Topic cards the import made (one per page) and timeline lines (one episode each). */
+  topics: number;
+  timelineLines: number;
+  run: EmbedRun;
+  /** Cards over spawn to nothing pending (model load and start included); NaN when it stopped at its limit. */
+  wholeCardsPerSecond: number;
+  loadBefore: string;
+  loadAfter: string;
+}

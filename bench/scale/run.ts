@@ -1,7 +1,8 @@
 // The scale bench (issue 17): at each size, a generated GBrain corpus (corpus.ts) imported and
 // served through the real `brain` commands, and the issue's table printed: import time and peak
 // RSS, disk, server start and idle RSS, search over MCP per mode (cold and warm, p50/p95/p99, by
-// query shape), one-shot CLI search, embedding cards/s (fake Ollama and the offline embedder).
+// query shape), one-shot CLI search, embedding cards/s (fake Ollama and the offline embedder);
+// then the offline embedder over a whole small backlog of the same corpus (backlog.ts).
 // Process-level only: it measures whatever the product does through its entry points, so work
 // on start time, memory, disk or embeddings shows in the figures without touching the bench.
 // Numbers only, no timing is asserted; it exits 1 when a step fails (an import that reports
@@ -9,15 +10,17 @@
 //
 //   npm run build && node dist/bench/scale/run.js [--sizes 7500[,30000,100000]] [--seed 1] [--queries 200]
 //     [--modes default,keyword,semantic,hybrid] [--starts 3] [--idle-seconds 15] [--sleep-seconds 30] [--settle-seconds 5]
-//     [--embed-seconds 600] [--offline-seconds 120] [--cli-runs 5] [--keep DIR] [--json FILE]
+//     [--embed-seconds 600] [--offline-seconds 120] [--cli-runs 5] [--backlog-pages 400] [--backlog-seconds 900]
+//     [--keep DIR] [--json FILE]
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { BenchMode } from './mcp.js';
 import { loadAverage } from './processes.js';
-import { sizeTable, summaryTable } from './report.js';
-import type { SizeResult } from './results.js';
+import { measureOfflineBacklog } from './backlog.js';
+import { backlogText, sizeTable, summaryTable } from './report.js';
+import type { BacklogResult, SizeResult } from './results.js';
 import { runSize } from './size-run.js';
 
 const { values } = parseArgs({
@@ -33,6 +36,8 @@ const { values } = parseArgs({
     'embed-seconds': { type: 'string', default: '600' },
     'offline-seconds': { type: 'string', default: '120' },
     'cli-runs': { type: 'string', default: '5' },
+    'backlog-pages': { type: 'string', default: '400' },
+    'backlog-seconds': { type: 'string', default: '900' },
     keep: { type: 'string' },
     json: { type: 'string' },
   },
@@ -56,7 +61,13 @@ const root = values.keep ? resolve(values.keep) : mkdtempSync(join(tmpdir(), 'br
 mkdirSync(root, { recursive: true });
 const loadBefore = loadAverage();
 const results: SizeResult[] = [];
+let backlog: BacklogResult | undefined;
+const backlogPages = whole('backlog-pages', values['backlog-pages']);
+const backlogSeconds = whole('backlog-seconds', values['backlog-seconds'], 10);
 let failed = false;
+const writeJson = () => {
+  if (values.json) writeFileSync(values.json, JSON.stringify({ node: process.version, cores: cpus().length, loadBefore, loadNow: loadAverage(), results, backlog }, null, 2));
+};
 try {
   for (const pages of sizes) {
     const workDir = join(root, `size-${pages}`);
@@ -87,13 +98,28 @@ try {
     } finally {
       if (!values.keep) rmSync(workDir, { recursive: true, force: true });
     }
-    if (values.json) writeFileSync(values.json, JSON.stringify({ node: process.version, cores: cpus().length, loadBefore, loadNow: loadAverage(), results }, null, 2));
+    writeJson();
+  }
+  if (backlogPages > 0) {
+    const workDir = join(root, `backlog-${backlogPages}`);
+    rmSync(workDir, { recursive: true, force: true });
+    try {
+      backlog = await measureOfflineBacklog({ workDir, pages: backlogPages, seed: whole('seed', values.seed) + 1000, capSeconds: backlogSeconds, log });
+      if (!backlog.run.complete || backlog.run.state === 'degraded') failed = true;
+    } catch (error) {
+      failed = true;
+      log(`the offline backlog failed: ${(error as Error).stack ?? error}`);
+    } finally {
+      if (!values.keep) rmSync(workDir, { recursive: true, force: true });
+    }
+    writeJson();
   }
 } finally {
   if (!values.keep) rmSync(root, { recursive: true, force: true });
 }
 process.stdout.write(
   `\n## Summary (Node ${process.version}, ${cpus().length} cores; load average ${loadBefore} before, ${loadAverage()} after)\n\n${summaryTable(results)}\n` +
+    (backlog ? `\n${backlogText(backlog)}\n` : '') +
     (values.keep ? `\nKept: ${root}\n` : ''),
 );
 process.exit(failed ? 1 : 0);

@@ -3,10 +3,9 @@
 // searches over MCP (cold, then warm) per mode, one-shot CLI searches, the offline embedder.
 // Every step is a `brain` process, as a user runs it (processes.ts); a step that fails is
 // recorded in `failures` and the run goes on where it can.
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../../config/package.js';
+import { prepareBenchHome, SUBJECT } from './brain-home.js';
 import { generateCorpus, describeCorpus } from './corpus.js';
 import { biggestRelations, diskUse } from './disk.js';
 import { measureEmbedding } from './embedding.js';
@@ -34,34 +33,13 @@ export interface SizeOptions {
   log: (line: string) => void;
 }
 
-const SUBJECT = 'homelab';
-const SUBJECTS = ['personal', 'homelab', 'novel', 'book'];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const within = (p: Promise<number>, ms: number): Promise<number> => Promise.race([p, sleep(ms).then(() => NaN)]);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 export async function runSize(o: SizeOptions): Promise<SizeResult> {
   const { log } = o;
   const corpusDir = join(o.workDir, 'corpus');
-  const home = join(o.workDir, 'home');
-  const configDir = join(o.workDir, 'config');
-  mkdirSync(configDir, { recursive: true });
-  const ports: number[] = [];
-  for (const _ of SUBJECTS) ports.push(await freePort());
-  writeFileSync(join(configDir, 'subjects.yaml'), `role_prefix: brain_\nsubjects:\n${SUBJECTS.map((s, i) => `  ${s}:\n    port: ${ports[i]}\n`).join('')}`);
-  for (const f of ['kinds.yaml', 'deny-list.yaml']) copyFileSync(join(PACKAGE_ROOT, f), join(configDir, f));
-  const baseUrl = `http://127.0.0.1:${ports[SUBJECTS.indexOf(SUBJECT)]}`;
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, BRAIN_HOME: home, BRAIN_CONFIG_DIR: configDir, BRAIN_SUBJECT: SUBJECT, BRAIN_VIEW_PORT: 'off' };
+  const { home, baseUrl, env } = await prepareBenchHome(o.workDir);
   const failures: string[] = [];
   const loadBefore = loadAverage();
 
