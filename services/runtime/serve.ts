@@ -146,13 +146,13 @@ async function afterListening(
   if (embedded) {
     stopMaintenance = maintainWhileServing(embedded, logger, AFTER_LISTENING_DELAY_MS);
     // Idle, the brain gives its memory back (PGlite closed) and the next request opens it again.
-    if (rt.embeddedIdleMinutes !== undefined) {
-      const minutes = rt.embeddedIdleMinutes;
-      embedded.sleepWhenIdle(minutes * 60_000, {
-        slept: (memory) => logger.info({ idleMinutes: minutes, ...memory }, 'the embedded brain is asleep (no request for a while): PGlite closed, its memory given back'),
-        woke: (ms) => logger.info({ ms }, 'the embedded brain woke for a request'),
-      });
-    }
+    // With the sleep off it stays open, and still gives back what an awake brain can (trimIfIdle).
+    const minutes = rt.embeddedIdleMinutes;
+    embedded.sleepWhenIdle(minutes === undefined ? Number.POSITIVE_INFINITY : minutes * 60_000, {
+      slept: (memory) => logger.info({ idleMinutes: minutes, ...memory }, 'the embedded brain is asleep (no request for a while): PGlite closed, its memory given back'),
+      woke: (ms) => logger.info({ ms }, 'the embedded brain woke for a request'),
+      trimmed: (trim, ms) => logger.debug({ ...trim, ms }, 'the embedded brain, idle, gave memory back (malloc_trim, untouched PGlite pages)'),
+    });
     try {
       withdraw = await shareEmbedded(rt, embedded, subjects, command, servers, logger);
     } catch (error) {
