@@ -169,6 +169,8 @@ export class EmbeddedDatabase {
   private trimmedAt = 0;
   private trimmedGeneration = 0;
   private idleTimer: NodeJS.Timeout | undefined;
+  /** The awake idle trim's idle time, once sleepWhenIdle has set the checks up. */
+  private trimAfterMs: number | undefined;
   private hooks: CloseHooks | undefined;
   private events: SleepEvents = {};
   private closed = false;
@@ -269,11 +271,29 @@ export class EmbeddedDatabase {
     if (!this.dir) throw new Error('an in-memory brain cannot sleep: closing it would lose everything in it');
     clearInterval(this.idleTimer);
     this.events = events;
+    this.trimAfterMs = Math.min(AWAKE_TRIM_AFTER_MS, idleMs);
     const check = async () => {
-      if (!(await this.sleepIfIdle(idleMs))) this.trimIfIdle(Math.min(AWAKE_TRIM_AFTER_MS, idleMs));
+      if (!(await this.sleepIfIdle(idleMs))) this.trimIfIdle(this.trimAfterMs!);
     };
     this.idleTimer = setInterval(() => void check().catch(() => undefined), checkEveryMs);
     this.idleTimer.unref();
+    this.trimSoonAfterOpen();
+  }
+
+  /**
+   * For the page cache of a PGlite just opened: a look as soon as it has been idle for
+   * FRESH_OPEN_TRIM_AFTER_MS, not at the next check (up to 15 s later), and again after each use
+   * until it has given its memory back, fallen asleep or closed.
+   */
+  private trimSoonAfterOpen(): void {
+    if (this.trimAfterMs === undefined) return;
+    const generation = this.opened;
+    const look = () => {
+      if (this.closed || !this.current || this.opened !== generation || this.trimmedGeneration === generation) return;
+      if (this.trimIfIdle(this.trimAfterMs!)) return;
+      setTimeout(look, Math.max(250, this.lastUse + FRESH_OPEN_TRIM_AFTER_MS - performance.now() + 50)).unref();
+    };
+    setTimeout(look, FRESH_OPEN_TRIM_AFTER_MS + 50).unref();
   }
 
   /**
@@ -329,6 +349,7 @@ export class EmbeddedDatabase {
     this.sleeps.lastWakeMs = Math.round(performance.now() - started);
     this.hooks?.opened();
     this.events.woke?.(this.sleeps.lastWakeMs);
+    this.trimSoonAfterOpen();
   }
 
   /**

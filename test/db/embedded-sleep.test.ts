@@ -199,6 +199,17 @@ describe('[pglite] an embedded brain asleep while idle', () => {
     expect(await titles()).toContain('Written to a sleeping brain');
   });
 
+  it('a PGlite just woken gives its untouched page cache back a second after it is left idle, with no call', async () => {
+    embedded.sleepWhenIdle(24 * 3_600_000);
+    expect(await embedded.sleepIfIdle(0)).toBe(true);
+    const before = embedded.sleeps.lastIdleTrim;
+    expect(await titles()).toContain('Written to a sleeping brain'); // wakes it
+    await sleep(1_500);
+    expect(embedded.sleeps.lastIdleTrim).not.toBe(before);
+    if (process.platform === 'linux') expect(embedded.sleeps.lastIdleTrim?.zeroPagesDropped).toBeGreaterThan(16 * 2 ** 20);
+    expect(await titles()).toContain('Written to a sleeping brain');
+  });
+
   it('a brain closed while asleep opens again as cleanly closed: no damage found, the bootstrap skipped', async () => {
     expect(await embedded.sleepIfIdle(0)).toBe(true);
     await homelab.close();
