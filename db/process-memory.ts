@@ -73,8 +73,9 @@ const MADV_DONTNEED = 4;
 /**
  * Hands back every page of `memory` (an open PGlite's WebAssembly memory) that holds only zeros,
  * in runs of adjacent pages. Bytes handed back, or null where it cannot run (not glibc on Linux,
- * koffi missing, a shared memory another thread could write, a view that does not start the memory). About 0.3 ms per MB scanned (a
- * 350 MB memory: 100-110 ms on this 2-core machine); call it when the brain is idle.
+ * koffi missing, a shared memory another thread could write, a view that does not start the
+ * memory). About 0.3 ms per MB scanned (a 350 MB memory: 100-110 ms on this 2-core machine); call
+ * it when the brain is idle.
  */
 export function dropZeroPages(memory: Uint8Array): number | null {
   libc ??= loadLibc();
