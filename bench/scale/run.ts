@@ -62,6 +62,7 @@ mkdirSync(root, { recursive: true });
 const loadBefore = loadAverage();
 const results: SizeResult[] = [];
 let backlog: BacklogResult | undefined;
+const seed = whole('seed', values.seed);
 const backlogPages = whole('backlog-pages', values['backlog-pages']);
 const backlogSeconds = whole('backlog-seconds', values['backlog-seconds'], 10);
 let failed = false;
@@ -76,7 +77,7 @@ try {
     try {
       const r = await runSize({
         pages,
-        seed: whole('seed', values.seed),
+        seed,
         workDir,
         queries: whole('queries', values.queries, 5),
         modes,
@@ -104,7 +105,7 @@ try {
     const workDir = join(root, `backlog-${backlogPages}`);
     rmSync(workDir, { recursive: true, force: true });
     try {
-      backlog = await measureOfflineBacklog({ workDir, pages: backlogPages, seed: whole('seed', values.seed) + 1000, capSeconds: backlogSeconds, log });
+      backlog = await measureOfflineBacklog({ workDir, pages: backlogPages, seed: seed + 1000, capSeconds: backlogSeconds, log });
       if (!backlog.run.complete || backlog.run.state === 'degraded') failed = true;
     } catch (error) {
       failed = true;
