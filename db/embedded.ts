@@ -7,6 +7,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { Mutex } from './mutex.js';
+import { pgliteMemoryOptions, settlePGliteMemory, wasmMemoryOf } from './pglite-memory.js';
 import { compiledPostgres } from './postgres-wasm.js';
 import { BrainAsleepError } from './work-order.js';
 import { dropZeroPages, giveMemoryBack, trimFreedMemory, type MemoryGiveBack } from './process-memory.js';
@@ -106,12 +107,6 @@ export interface IdleTrim {
   zeroPagesDropped: number | null;
 }
 
-/** PGlite's WebAssembly memory, from its Emscripten module (not public API: undefined if a version moves it). */
-function wasmMemoryOf(pg: PGlite): Uint8Array | undefined {
-  const heap = (pg as unknown as { mod?: { HEAPU8?: unknown } }).mod?.HEAPU8;
-  return heap instanceof Uint8Array ? heap : undefined;
-}
-
 export interface EmbeddedOptions {
   /** shared_buffers in MB; by default sized from the data directory (cacheSizeFor). */
   sharedBuffersMb?: number;
@@ -184,6 +179,7 @@ export class EmbeddedDatabase {
     pg: PGlite,
     private readonly dir: string | undefined,
     private readonly startParams: string[],
+    private readonly cacheMb: number,
     checkpointCheckMs: number | undefined,
   ) {
     this.current = pg;
@@ -344,7 +340,7 @@ export class EmbeddedDatabase {
 
   private async wake(): Promise<void> {
     const started = performance.now();
-    this.current = await createPGlite(this.dir, this.startParams);
+    this.current = await createPGlite(this.dir, this.startParams, this.cacheMb);
     this.opened++;
     this.sleeps.woke++;
     this.sleeps.lastWakeMs = Math.round(performance.now() - started);
@@ -371,10 +367,11 @@ export class EmbeddedDatabase {
   static async open(dir?: string, options: EmbeddedOptions = {}): Promise<EmbeddedDatabase> {
     if (dir) mkdirSync(dir, { recursive: true, mode: 0o700 });
     const walKeep = walKeepMb(walSegmentMbOf(dir));
+    const cacheMb = options.sharedBuffersMb ?? cacheSizeFor(dir);
     const startParams = [
       ...PGlite.defaultStartParams,
       '-c',
-      `shared_buffers=${options.sharedBuffersMb ?? cacheSizeFor(dir)}MB`,
+      `shared_buffers=${cacheMb}MB`,
       '-c',
       `gin_pending_list_limit=${GIN_PENDING_LIST_KB}kB`,
       '-c',
@@ -382,9 +379,9 @@ export class EmbeddedDatabase {
       '-c',
       `max_wal_size=${walKeep.maxMb}MB`,
     ];
-    const pg = await createPGlite(dir, startParams);
+    const pg = await createPGlite(dir, startParams, cacheMb);
     // An in-memory brain (tests) has no files to keep small.
-    return new EmbeddedDatabase(pg, dir, startParams, dir ? (options.checkpointCheckMs ?? CHECKPOINT_CHECK_MS) : undefined);
+    return new EmbeddedDatabase(pg, dir, startParams, cacheMb, dir ? (options.checkpointCheckMs ?? CHECKPOINT_CHECK_MS) : undefined);
   }
 
   /** Closes PGlite for good (running the close hooks if it is awake); a sleeping brain only stops its timers. */
@@ -403,13 +400,17 @@ export class EmbeddedDatabase {
   }
 }
 
-async function createPGlite(dir: string | undefined, startParams: string[]): Promise<PGlite> {
-  return PGlite.create(dir, {
+async function createPGlite(dir: string | undefined, startParams: string[], cacheMb: number): Promise<PGlite> {
+  const memory = pgliteMemoryOptions(cacheMb);
+  const pg = await PGlite.create(dir, {
     pgliteWasmModule: await compiledPostgres(),
-    extensions: { vector, pg_trgm },
+    initialMemory: memory.initialMemory,
+    extensions: { vector, pg_trgm, memory: memory.extension },
     parsers: { [INT8]: (v: string) => Number(v), [BYTEA]: parseBytea },
     startParams,
     // Used only when `dir` holds no brain yet: initdb fixes the segment size for good.
     initDbStartParams: [`--wal-segsize=${NEW_BRAIN_WAL_SEGMENT_MB}`],
   });
+  settlePGliteMemory(pg);
+  return pg;
 }

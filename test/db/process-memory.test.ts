@@ -1,13 +1,18 @@
 // What an idle brain gives back (db/process-memory.ts): after a full collection, glibc's
 // malloc_trim returns free blocks that sit between live ones, which glibc's free() keeps; and the
-// all-zero pages of a WebAssembly memory leave the resident set while reading the same.
+// all-zero pages of a WebAssembly memory leave the resident set while reading the same; and a
+// fresh memory is faulted in as huge pages before Postgres zeroes it.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { dropZeroPages, giveMemoryBack } from '../../db/process-memory.js';
+import { dropZeroPages, endHugePages, giveMemoryBack, prepareForZeroing } from '../../db/process-memory.js';
+import { hugePagesOnAdvice, mappingsOf } from '../support/memory-maps.js';
 
 /** A WebAssembly memory of `bytes` (the project's TypeScript libraries leave out the DOM's declarations of it). */
-const wasmMemory = (bytes: number): { buffer: ArrayBuffer } =>
-  new (globalThis as unknown as { WebAssembly: { Memory: new (d: { initial: number }) => { buffer: ArrayBuffer } } }).WebAssembly.Memory({ initial: bytes / 65536 });
+const wasmMemory = (bytes: number, maximum?: number): { buffer: ArrayBuffer } =>
+  new (globalThis as unknown as { WebAssembly: { Memory: new (d: { initial: number; maximum?: number }) => { buffer: ArrayBuffer } } }).WebAssembly.Memory({
+    initial: bytes / 65536,
+    ...(maximum ? { maximum: maximum / 65536 } : {}),
+  });
 
 /** Resident memory of this process, in MiB (Linux). */
 const rssMiB = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))![1]) / 1024;
@@ -74,3 +79,48 @@ describe.runIf(process.platform === 'linux')('giving memory back on glibc', () =
     expect(dropZeroPages(new Uint8Array(new SharedArrayBuffer(65536)))).toBeNull();
   });
 });
+
+describe.runIf(process.platform === 'linux')('a fresh memory made quick to zero', () => {
+  const MiB = 1024 * 1024;
+
+  it.runIf(hugePagesOnAdvice())('populates it in huge pages without writing a byte, then returns the range to normal pages', () => {
+    const memory = wasmMemory(64 * MiB, 256 * MiB);
+    expect(mappingsOf(memory.buffer).rssKiB).toBe(0);
+    expect(prepareForZeroing(memory.buffer, 256 * MiB, true)).toEqual({ hugePages: true, populated: true });
+    const populated = mappingsOf(memory.buffer);
+    // Resident before anything wrote to it, and in 2 MB pages (the kernel may have a few 4 kB ones at the edges).
+    expect(populated.rssKiB).toBe(64 * 1024);
+    expect(populated.hugeKiB).toBeGreaterThanOrEqual(60 * 1024);
+    expect(populated.flags.length).toBeGreaterThan(0);
+    expect(populated.flags.every((f) => f.split(' ').includes('hg'))).toBe(true);
+    const heap = new Uint8Array(memory.buffer);
+    let nonZero = 0;
+    for (let i = 0; i < heap.length; i += 4096) if (heap[i] !== 0) nonZero++;
+    expect(nonZero).toBe(0);
+
+    expect(endHugePages(memory.buffer, 256 * MiB)).toBe(true);
+    const settled = mappingsOf(memory.buffer, 256 * MiB);
+    expect(settled.flags.length).toBeGreaterThan(0);
+    expect(settled.flags.every((f) => f.split(' ').includes('nh') && !f.split(' ').includes('hg'))).toBe(true);
+    // Pages still zero go back as before, huge or not.
+    heap[3 * MiB] = 1;
+    expect(dropZeroPages(heap)).toBe(64 * MiB - 4096);
+    expect(mappingsOf(memory.buffer).rssKiB).toBeLessThanOrEqual(2 * 1024);
+    expect(heap[3 * MiB]).toBe(1);
+  });
+
+  it.runIf(hugePagesOnAdvice())('only advises it when told not to populate', () => {
+    const memory = wasmMemory(32 * MiB, 64 * MiB);
+    expect(prepareForZeroing(memory.buffer, 64 * MiB, false)).toEqual({ hugePages: true, populated: false });
+    expect(mappingsOf(memory.buffer).rssKiB).toBe(0);
+    new Uint8Array(memory.buffer).fill(0);
+    expect(mappingsOf(memory.buffer).hugeKiB).toBeGreaterThanOrEqual(28 * 1024);
+  });
+
+  it.runIf(!hugePagesOnAdvice())('leaves it alone where the kernel gives no huge pages', () => {
+    const memory = wasmMemory(4 * MiB);
+    expect(prepareForZeroing(memory.buffer, 4 * MiB, true)).toBeNull();
+    expect(mappingsOf(memory.buffer).rssKiB).toBe(0);
+  });
+});
+
