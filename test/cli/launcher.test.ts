@@ -1,6 +1,7 @@
 // bin/brain, the `brain` command npm links: it runs dist/cli/brain.js with node, found through
 // the symbolic links npm makes, with glibc's malloc kept to two arenas (MALLOC_ARENA_MAX) and a
-// fixed trim threshold (MALLOC_TRIM_THRESHOLD_) unless the environment already says otherwise.
+// fixed trim threshold (MALLOC_TRIM_THRESHOLD_) unless the environment already says otherwise,
+// and, for a command that runs a moment and exits, malloc's memory in huge pages (GLIBC_TUNABLES).
 // What that does to memory is measured by the scale bench (docs/performance.md), not here.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -27,7 +28,7 @@ describe('bin/brain', () => {
     // A `node` that says how it was called instead of running anything.
     fakeNodeDir = join(dir, 'fake-node');
     mkdirSync(fakeNodeDir);
-    writeFileSync(join(fakeNodeDir, 'node'), '#!/bin/sh\nprintf "%s\\n" "MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX-unset} MALLOC_TRIM_THRESHOLD_=${MALLOC_TRIM_THRESHOLD_-unset}" "$@"\n');
+    writeFileSync(join(fakeNodeDir, 'node'), '#!/bin/sh\nprintf "%s\\n" "MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX-unset} MALLOC_TRIM_THRESHOLD_=${MALLOC_TRIM_THRESHOLD_-unset} GLIBC_TUNABLES=${GLIBC_TUNABLES-unset}" "$@"\n');
     chmodSync(join(fakeNodeDir, 'node'), 0o755);
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -37,6 +38,7 @@ describe('bin/brain', () => {
     const env = { ...process.env };
     delete env.MALLOC_ARENA_MAX;
     delete env.MALLOC_TRIM_THRESHOLD_;
+    delete env.GLIBC_TUNABLES;
     return env;
   };
 
@@ -52,15 +54,24 @@ describe('bin/brain', () => {
     const r = run(linked, ['search', 'two words', '--subject', 'homelab'], env);
     expect(r.status).toBe(0);
     const [malloc, script, ...args] = r.stdout.trimEnd().split('\n');
-    expect(malloc).toBe('MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=131072');
+    expect(malloc).toBe('MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=131072 GLIBC_TUNABLES=glibc.malloc.hugetlb=1');
     // The package's own bundle, reached through the links.
     expect(readFileSync(script!, 'utf8')).toBe(readFileSync(join(PACKAGE_ROOT, 'dist', 'cli', 'brain.js'), 'utf8'));
     expect(args).toEqual(['search', 'two words', '--subject', 'homelab']);
   });
 
   it('keeps the malloc settings the environment already has', () => {
-    const r = run(LAUNCHER, ['--version'], { ...process.env, PATH: `${fakeNodeDir}:${process.env.PATH ?? ''}`, MALLOC_ARENA_MAX: '4', MALLOC_TRIM_THRESHOLD_: '65536' });
+    const r = run(LAUNCHER, ['--version'], { ...process.env, PATH: `${fakeNodeDir}:${process.env.PATH ?? ''}`, MALLOC_ARENA_MAX: '4', MALLOC_TRIM_THRESHOLD_: '65536', GLIBC_TUNABLES: 'glibc.malloc.tcache_count=0' });
     expect(r.status).toBe(0);
-    expect(r.stdout.split('\n')[0]).toBe('MALLOC_ARENA_MAX=4 MALLOC_TRIM_THRESHOLD_=65536');
+    expect(r.stdout.split('\n')[0]).toBe('MALLOC_ARENA_MAX=4 MALLOC_TRIM_THRESHOLD_=65536 GLIBC_TUNABLES=glibc.malloc.tcache_count=0');
+  });
+
+  it('leaves huge pages out of the servers and batch commands, whose memory lives long', () => {
+    const env = { ...withoutMallocSettings(), PATH: `${fakeNodeDir}:${process.env.PATH ?? ''}` };
+    const long = ['up', 'serve', 'view', 'pipe', 'import', 'export', 'embed', 'lint', 'backup', 'restore'];
+    const tunables = long.map((command) => run(linked, [command, '--help'], env).stdout.split('\n')[0]);
+    expect(tunables).toHaveLength(10);
+    expect(new Set(tunables)).toEqual(new Set(['MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=131072 GLIBC_TUNABLES=unset']));
+    expect(run(linked, ['get', 'a-card'], env).stdout.split('\n')[0]).toContain('GLIBC_TUNABLES=glibc.malloc.hugetlb=1');
   });
 });
