@@ -4,12 +4,12 @@
 //
 // - Before Postgres starts, it is made quick to zero (prepareForZeroing, db/process-memory.ts):
 //   Postgres zeroes its whole page cache at start, and on this machine first touches were most of
-//   opening a big brain (PGlite's open on the 7,500-page scale brain, a 308 MB cache: 1.5-2.5 s
-//   in-process, against 0.6-0.75 s with a 16 MB one; 0.63-1.15 s with the memory prepared). For a cache of POPULATE_MIN_CACHE_MB or more the memory
-//   starts big enough to hold it (PGlite's `initialMemory`) and is populated in huge pages at
-//   once; a smaller one is only advised for huge pages, so a one-shot command or an import does
-//   not hold memory it would never touch. Once PGlite is open the memory goes back to normal pages
-//   (settlePGliteMemory).
+//   opening a big brain (in-process, a 308 MB cache: 1.5-2.5 s against 0.6-0.75 s with a 16 MB
+//   one; 0.63-1.15 s with the memory prepared). For a cache of POPULATE_MIN_CACHE_MB or more (a
+//   server's) the memory starts big enough to hold it (PGlite's `initialMemory`) and is populated
+//   in huge pages at once; a smaller one (a one-shot command's, an import's) is only advised for
+//   huge pages, so nothing it never touches becomes resident. Once PGlite is open the memory goes
+//   back to normal pages (settlePGliteMemory).
 // - An idle brain hands its untouched pages back (dropZeroPages, db/embedded.ts).
 import type { Extension, PGlite } from '@electric-sql/pglite';
 import { endHugePages, prepareForZeroing, type ZeroingPrep } from './process-memory.js';
