@@ -26,15 +26,15 @@ const parseBytea = (v: string): Buffer => Buffer.from(v.startsWith('\\x') ? v.sl
 /**
  * PGlite's page cache (shared_buffers), which Postgres zeroes in full at start (in memory
  * prepared in huge pages, db/pglite-memory.ts): RSS is about 180 MB plus 1.2 times the cache
- * (measured: 181 MB at 16 MB, 301 MB at 128 MB, 700 MB at 512 MB) until trimIfIdle hands back
- * the pages still zero, a second after the brain is left idle; then it grows with the pages
- * read, up to the cache. A page not in it is a file read through the WASM file-system layer, and
- * a brain of 100k cards holds about 300 MB of cards and full-text index and 300 MB of vector
- * index, read at scattered pages by every search: there, 128 MB makes hybrid search about 1.8 times slower (docs/retrieval.md). A small brain needs
- * little: on 7,500 GBrain pages (214 MB of relations) keyword search took the same CPU per query
- * with 32, 64 or 128 MB (warm p50 17-20 ms), and 16 MB was 25-50% slower. So the cache follows
- * the brain's size on disk, half of it, between these bounds: it is sized by what the brain
- * holds, not by a fixed floor.
+ * (measured: 181 MB at 16 MB, 301 MB at 128 MB, 700 MB at 512 MB) until trimIfIdle hands back the
+ * pages still zero, a second after the brain is left idle; then it grows with the pages read, up
+ * to the cache. A page not in it is a file read through the WASM file-system layer, and a brain
+ * of 100k cards holds about 300 MB of cards and full-text index and 300 MB of vector index, read
+ * at scattered pages by every search: there, 128 MB makes hybrid search about 1.8 times slower
+ * (docs/retrieval.md). A small brain needs little: on 7,500 GBrain pages (214 MB of relations)
+ * keyword search took the same CPU per query with 32, 64 or 128 MB (warm p50 17-20 ms), and 16 MB
+ * was 25-50% slower. So the cache follows the brain's size on disk, half of it, between these
+ * bounds: it is sized by what the brain holds, not by a fixed floor.
  */
 export const SHARED_BUFFERS_MB = { min: 32, max: 512 };
 
