@@ -117,7 +117,15 @@ export interface EmbeddedOptions {
 
 /** Half the relation files' size in MB, within SHARED_BUFFERS_MB. */
 export function cacheSizeFor(dir: string | undefined): number {
-  const bytes = dir ? directoryBytes(join(dir, 'base')) : 0;
+  return cacheSizeForBytes(dir ? directoryBytes(join(dir, 'base')) : 0);
+}
+
+/**
+ * Half of `bytes` (the relation files' size) in MB, within SHARED_BUFFERS_MB. db/open.ts passes
+ * the size its close check has just read from every relation file: walking the data directory
+ * again (cacheSizeFor) was 28 ms of a server's start at 7,500 pages, 1,380 files.
+ */
+export function cacheSizeForBytes(bytes: number): number {
   return Math.min(SHARED_BUFFERS_MB.max, Math.max(SHARED_BUFFERS_MB.min, Math.ceil(bytes / 2 / 2 ** 20)));
 }
 

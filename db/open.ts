@@ -13,7 +13,7 @@ import { checkSinceClose, dropSnapshot, listRelationFiles, shortFiles, writeSnap
 import { commandOf, DataDirBusyError, lockDataDir } from './data-lock.js';
 import { LinkClient, openLinkedSubjectDb } from './link-dialect.js';
 import { findRunning, lockHolder } from './running-file.js';
-import { EmbeddedDatabase } from './embedded.js';
+import { cacheSizeForBytes, EmbeddedDatabase } from './embedded.js';
 import { MigrationError } from './migrate.js';
 import { SecretStore } from './secrets.js';
 import { pgliteSession, pgSession, type SqlSession } from './sql.js';
@@ -55,6 +55,13 @@ export interface OpenOptions {
    * page cache is ONE_SHOT_CACHE_MB unless BRAIN_EMBEDDED_CACHE_MB says otherwise.
    */
   readonly oneShot?: boolean;
+  /**
+   * PGlite's start holds this thread for most of a second (Postgres's own start, its page
+   * cache). A server that listens before the brain is open passes the promise of its listening:
+   * the data directory is checked at once, PGlite starts once it settles, so that the modules
+   * the server still loads and its listening do not wait behind Postgres.
+   */
+  readonly startAfter?: Promise<unknown>;
 }
 
 /**
@@ -90,9 +97,12 @@ export async function openAdmin(rt: RuntimeConfig, options: OpenOptions = {}): P
       // Read before PGlite starts, which rewrites pg_control.
       const asClosed = plan.action === 'open' && sinceClose ? catalogAsClosed(rt.dataDir) : undefined;
       options.mark?.('data directory checked');
+      await options.startAfter?.catch(() => undefined);
       let embedded: EmbeddedDatabase;
       try {
-        const cacheMb = rt.embeddedCacheMb ?? (options.oneShot ? ONE_SHOT_CACHE_MB : undefined);
+        const cacheMb =
+          rt.embeddedCacheMb ??
+          (options.oneShot ? ONE_SHOT_CACHE_MB : sinceClose?.relationBytes === undefined ? undefined : cacheSizeForBytes(sinceClose.relationBytes));
         embedded = await EmbeddedDatabase.open(rt.dataDir, cacheMb === undefined ? {} : { sharedBuffersMb: cacheMb });
       } catch (cause) {
         if (plan.action === 'create') throw cause;
@@ -291,6 +301,8 @@ export async function openSubject(
     mark?: (phase: string) => void;
     /** A command that runs its statements through the handle and closes (cli/subject.ts), never a server. */
     oneShot?: boolean;
+    /** See OpenOptions.startAfter. */
+    startAfter?: Promise<unknown>;
   } = {},
 ): Promise<SubjectConnection> {
   const cfg = loadSubjects(rt.subjectsFile);
@@ -307,7 +319,11 @@ export async function openSubject(
     const handle = openServerSubjectDb(parseServerUrl(rt.databaseUrl!), subject, password, undefined, log);
     return { subject, handle, close: () => handle.close() };
   }
-  const admin = await openAdminOrLink(rt, subject, { ...(opts.mark ? { mark: opts.mark } : {}), ...(opts.oneShot ? { oneShot: true } : {}) });
+  const admin = await openAdminOrLink(rt, subject, {
+    ...(opts.mark ? { mark: opts.mark } : {}),
+    ...(opts.oneShot ? { oneShot: true } : {}),
+    ...(opts.startAfter ? { startAfter: opts.startAfter } : {}),
+  });
   if (!('session' in admin)) return admin;
   if (opts.oneShot && admin.dataDir) admin.dataDir.oneShot = true;
   try {

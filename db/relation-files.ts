@@ -102,6 +102,11 @@ export interface CloseCheck {
   coversRecordedPages: boolean;
   /** What the snapshot listed, when it covers every page: a one-shot command's close records these again (db/open.ts). */
   relations?: { blockSize: number; files: RelationFile[] };
+  /**
+   * The listed files' size now, in bytes, when there was a snapshot: what sizes the page cache
+   * (db/embedded.ts, cacheSizeForBytes), without walking the data directory a second time.
+   */
+  relationBytes?: number;
 }
 
 /** Checks the files against the last clean close; nothing to check when there is no snapshot (first open, or after a crash). */
@@ -117,6 +122,7 @@ export function checkSinceClose(dataDir: string): CloseCheck {
   }
   const block = snapshot.blockSize ?? 8192;
   let everyPage = snapshot.format === 2;
+  let relationBytes = 0;
   for (const [path, { name, bytes, pages }] of Object.entries(snapshot.files ?? {})) {
     let now: number;
     try {
@@ -125,6 +131,7 @@ export function checkSinceClose(dataDir: string): CloseCheck {
       problems.set(path, `${name} (file ${join(dataDir, path)}) is gone; it had ${bytes.toLocaleString('en')} bytes when the brain last closed`);
       continue;
     }
+    relationBytes += now;
     if (now < bytes) problems.set(path, `${name} (file ${join(dataDir, path)}) has ${now.toLocaleString('en')} bytes; it had ${bytes.toLocaleString('en')} when the brain last closed`);
     else if (pages === undefined) everyPage = false;
     else if (now < pages * block) {
@@ -135,7 +142,7 @@ export function checkSinceClose(dataDir: string): CloseCheck {
     }
   }
   const relations = everyPage ? { blockSize: block, files: Object.entries(snapshot.files ?? {}).map(([path, f]) => ({ name: f.name, path, pages: f.pages ?? 0 })) } : undefined;
-  return { problems, coversRecordedPages: everyPage, ...(relations ? { relations } : {}) };
+  return { problems, coversRecordedPages: everyPage, relationBytes, ...(relations ? { relations } : {}) };
 }
 
 /** Files smaller than at the last clean close, or gone (path -> what is wrong); see checkSinceClose. */

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { pino } from 'pino';
 import { loadRuntimeConfig } from '../../config/runtime.js';
 import { findRunning } from '../../db/running-file.js';
+import { ListenGate } from '../../services/runtime/listen-gate.js';
 import { StartPhases } from '../../services/runtime/start-phases.js';
 import { CliError, parse } from '../output.js';
 import { bridgeStdio } from '../stdio-bridge.js';
@@ -38,18 +39,23 @@ export const serve: Command = {
     }
     const port = values.port === undefined ? undefined : Number(values.port);
     if (port !== undefined && !Number.isInteger(port)) throw new CliError('--port must be a whole number');
+    // Postgres's WebAssembly compiles on a worker thread while this one loads the modules below.
+    if (rt.mode === 'embedded') import('../../db/postgres-wasm.js').then((m) => m.startCompilingPostgres(), () => undefined);
     const [{ createLogger }, { openSubject }] = await Promise.all([import('../../services/runtime/logger.js'), import('../../db/open.js')]);
     const logger = createLogger('claude-brain');
     phases.mark('modules loaded');
-    // PGlite compiles its WebAssembly on other threads: the subject starts opening now, while
-    // the server's modules load on this one (as brain up does).
-    const opening = openSubject(rt, name, logger, { mark: phases.mark });
+    // The subject starts opening now, as brain up does: its data directory is checked at once,
+    // PGlite starts once the server listens (ListenGate), and its WebAssembly compiles on a
+    // worker thread meanwhile, while the server's modules load on this one.
+    const gate = new ListenGate();
+    const opening = openSubject(rt, name, logger, { mark: phases.mark, startAfter: gate.opened });
     opening.catch(() => undefined);
     const { closeOnSignals, serveOne } = await import('../../services/runtime/serve.js').catch(async (error: unknown) => {
+      gate.open();
       await opening.then((c) => c.close()).catch(() => undefined);
       throw error;
     });
-    const brain = await serveOne(rt, name, logger, port, phases, opening);
+    const brain = await serveOne(rt, name, logger, port, phases, opening, gate);
     const s = brain.servers[0]!;
     logger.info({ subject: s.subject.name, url: s.url }, 'serving');
     process.stderr.write(`claude-brain: serving "${s.subject.name}" at ${s.url} (started in ${phases.summary()})\n`);

@@ -1,6 +1,7 @@
 import { loadRuntimeConfig } from '../../config/runtime.js';
 import type { RunningBrain } from '../../services/runtime/serve.js';
-import { StartPhases } from '../../services/runtime/start-phases.js';
+import { ListenGate } from '../../services/runtime/listen-gate.js';
+import { phaseList, StartPhases } from '../../services/runtime/start-phases.js';
 import { parse, table } from '../output.js';
 import type { Command } from './index.js';
 
@@ -14,13 +15,18 @@ export const up: Command = {
     const phases = new StartPhases();
     const { values } = parse(args, { init: { type: 'boolean' } }, usage);
     const rt = loadRuntimeConfig();
+    // Postgres's WebAssembly compiles on a worker thread while this one loads the modules below.
+    if (rt.mode === 'embedded') import('../../db/postgres-wasm.js').then((m) => m.startCompilingPostgres(), () => undefined);
     const { openAdmin, requestNewBrain } = await import('../../db/open.js');
     phases.mark('modules loaded');
     // --init: start a new, empty brain even when secrets exist beside a missing data directory.
     if (values.init) requestNewBrain();
-    // PGlite compiles its WebAssembly on other threads: the embedded brain starts opening now,
-    // while the servers' modules (fastify, the MCP SDK, the tools) load on this one.
-    const opening = rt.mode === 'embedded' ? openAdmin(rt, { mark: phases.mark }) : undefined;
+    // The embedded brain starts opening now: its data directory is checked at once, PGlite
+    // starts once the servers and the web view listen (ListenGate), and its WebAssembly compiles
+    // on a worker thread meanwhile, while the servers' modules (fastify, the MCP SDK, the tools)
+    // load on this one.
+    const gate = new ListenGate();
+    const opening = rt.mode === 'embedded' ? openAdmin(rt, { mark: phases.mark, startAfter: gate.opened }) : undefined;
     opening?.catch(() => undefined);
     // The web view's modules too, when it will start: loaded after the servers listen, they
     // could wait for PGlite's start, which holds this thread once it runs, and the banner waits
@@ -29,9 +35,13 @@ export const up: Command = {
       import('../../services/runtime/serve.js'),
       import('../../services/runtime/logger.js'),
       rt.viewPort === undefined ? undefined : import('../../services/view/start.js'),
-    ]);
+    ]).catch(async (error: unknown) => {
+      gate.open();
+      await opening?.then((a) => a.close()).catch(() => undefined);
+      throw error;
+    });
     const logger = createLogger('claude-brain', process.env.BRAIN_LOG_LEVEL ?? 'warn');
-    const brain = await serveAll(rt, logger, phases, opening);
+    const brain = await serveAll(rt, logger, phases, opening, gate);
     const where = rt.mode === 'embedded' ? `embedded brain (PGlite) in ${rt.dataDir}` : 'database server';
     process.stdout.write(
       `claude-brain is up: ${where}.\n\n` +
@@ -63,7 +73,7 @@ export async function brainOpen(brain: RunningBrain, phases: StartPhases): Promi
     throw error;
   }
   const opened = phases.list.slice(listening);
-  const steps = opened.length ? `: ${opened.map((p) => `${p.phase} ${p.ms.toLocaleString('en')} ms`).join(', ')}` : '';
+  const steps = opened.length ? `: ${phaseList(opened)}` : '';
   return `The brain is open, ${(phases.total / 1000).toFixed(1)} s after start${steps}.`;
 }
 

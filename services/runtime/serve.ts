@@ -14,6 +14,7 @@ import { findRunning, publishRunning } from '../../db/running-file.js';
 import { openEmbeddedSubjectDb, type SubjectDb } from '../../db/subject-db.js';
 import { checkOAuthSubjects, oauthFor } from '../auth/for-subject.js';
 import { chooseEmbedder, type EmbedderChoice } from './embedding.js';
+import type { ListenGate } from './listen-gate.js';
 import { StartPhases } from './start-phases.js';
 import { startSubjectServer, type RunningSubjectServer } from './subject-server.js';
 import { warmUp, type WarmUpState } from './warm-up.js';
@@ -165,7 +166,15 @@ async function afterListening(
 }
 
 /** One subject, with only that subject's credentials. */
-export async function serveOne(rt: RuntimeConfig, name: string, logger: Logger, port?: number, phases = new StartPhases(), opening?: Promise<SubjectConnection>): Promise<RunningBrain> {
+export async function serveOne(
+  rt: RuntimeConfig,
+  name: string,
+  logger: Logger,
+  port?: number,
+  phases = new StartPhases(),
+  opening?: Promise<SubjectConnection>,
+  gate?: ListenGate,
+): Promise<RunningBrain> {
   phases.mark('server modules loaded');
   // The embedder's health check (Ollama's) runs while the database opens.
   const choosing = chooseEmbedder(rt);
@@ -176,7 +185,10 @@ export async function serveOne(rt: RuntimeConfig, name: string, logger: Logger, 
   // This process takes the embedded data directory (no running brain to link to): listen first,
   // as brain up does, while PGlite starts and the bootstrap check runs; every statement waits
   // for them (PGliteRoleDialect). Otherwise the connection is quick (a server's pool, a link).
-  if (rt.mode === 'embedded' && !findRunning(rt.home)?.link) return serveOneOpening(rt, name, logger, port, phases, choosing, connecting);
+  if (rt.mode === 'embedded' && !findRunning(rt.home)?.link) return serveOneOpening(rt, name, logger, port, phases, choosing, connecting, gate);
+  // Nothing to listen before: whatever the connection is (a pool, a link, a brain opened after
+  // all), it goes on now.
+  gate?.open();
   const conn = await connecting;
   if (conn.linkedTo) phases.mark(`linked to ${conn.linkedTo}`);
   let server: RunningSubjectServer | undefined;
@@ -223,6 +235,7 @@ async function serveOneOpening(
   phases: StartPhases,
   choosing: Promise<EmbedderChoice>,
   connecting: Promise<SubjectConnection>,
+  gate: ListenGate | undefined,
 ): Promise<RunningBrain> {
   const { cfg, subject } = (() => {
     try {
@@ -231,6 +244,7 @@ async function serveOneOpening(
       checkOAuthSubjects(rt, subjects.subjects);
       return { cfg: subjects, subject: found };
     } catch (error) {
+      gate?.open();
       void connecting.then((c) => c.close()).catch(() => undefined);
       throw error;
     }
@@ -260,6 +274,7 @@ async function serveOneOpening(
     logger.info({ embedder: embedder.reason }, 'embedder');
     server = await start(rt, subject, handle, logger, embedder, port, loadKinds(rt.kindsFile));
     phases.mark('server listening');
+    gate?.open();
     const listening = server;
     database = embedded.then(async (e) => {
       after = await afterListening(rt, e, cfg.subjects, `brain serve --subject ${name}`, [listening], embedder, logger, phases);
@@ -270,13 +285,14 @@ async function serveOneOpening(
     logger.info({ phases: phases.list, ms: phases.total }, 'started');
     return { servers: [server], embedder, warmUp, phases, database, listenedFirst: true, close };
   } catch (error) {
+    gate?.open();
     await close();
     throw error;
   }
 }
 
 /** Every subject. Embedded: one PGlite shared by all, each server on its own role. */
-export async function serveAll(rt: RuntimeConfig, logger: Logger, phases = new StartPhases(), opening?: Promise<AdminConnection>): Promise<RunningBrain> {
+export async function serveAll(rt: RuntimeConfig, logger: Logger, phases = new StartPhases(), opening?: Promise<AdminConnection>, gate?: ListenGate): Promise<RunningBrain> {
   phases.mark('server modules loaded');
   const servers: RunningSubjectServer[] = [];
   const closers: (() => Promise<void>)[] = [];
@@ -306,6 +322,7 @@ export async function serveAll(rt: RuntimeConfig, logger: Logger, phases = new S
       checkOAuthSubjects(rt, subjects.subjects);
       return { cfg: subjects, kinds: rt.mode === 'embedded' ? loadKinds(rt.kindsFile) : undefined };
     } catch (error) {
+      gate?.open();
       void opening?.then((a) => a.close()).catch(() => undefined);
       throw error;
     }
@@ -337,6 +354,7 @@ export async function serveAll(rt: RuntimeConfig, logger: Logger, phases = new S
       }
       phases.mark('servers listening');
       ({ view, viewProblem } = await viewBeside(rt, cfg, opened, kinds, embedder, logger, phases));
+      gate?.open();
       const ready = opened.then(async (embedded) => {
         after = await afterListening(rt, embedded, cfg.subjects, 'brain up', servers, embedder, logger, phases);
         logger.info({ phases: phases.list, ms: phases.total }, 'database open');
@@ -359,6 +377,7 @@ export async function serveAll(rt: RuntimeConfig, logger: Logger, phases = new S
     ({ view, viewProblem } = await viewBeside(rt, cfg, undefined, undefined, embedder, logger, phases));
     after = await afterListening(rt, undefined, cfg.subjects, 'brain up', servers, embedder, logger, phases);
   } catch (error) {
+    gate?.open();
     await closeAll();
     throw error;
   }
