@@ -274,7 +274,7 @@ async function serveOneOpening(
     logger.info({ embedder: embedder.reason }, 'embedder');
     server = await start(rt, subject, handle, logger, embedder, port, loadKinds(rt.kindsFile));
     phases.mark('server listening');
-    gate?.open();
+    gate?.openWhenQuiet([server.app.server]);
     const listening = server;
     database = embedded.then(async (e) => {
       after = await afterListening(rt, e, cfg.subjects, `brain serve --subject ${name}`, [listening], embedder, logger, phases);
@@ -354,7 +354,7 @@ export async function serveAll(rt: RuntimeConfig, logger: Logger, phases = new S
       }
       phases.mark('servers listening');
       ({ view, viewProblem } = await viewBeside(rt, cfg, opened, kinds, embedder, logger, phases));
-      gate?.open();
+      gate?.openWhenQuiet([...servers.map((s) => s.app.server), ...(view ? [view.app.server] : [])]);
       const ready = opened.then(async (embedded) => {
         after = await afterListening(rt, embedded, cfg.subjects, 'brain up', servers, embedder, logger, phases);
         logger.info({ phases: phases.list, ms: phases.total }, 'database open');
