@@ -57,9 +57,10 @@ export interface OpenOptions {
   readonly oneShot?: boolean;
   /**
    * PGlite's start holds this thread for most of a second (Postgres's own start, its page
-   * cache). A server that listens before the brain is open passes the promise of its listening:
-   * the data directory is checked at once, PGlite starts once it settles, so that the modules
-   * the server still loads and its listening do not wait behind Postgres.
+   * cache). A server that listens before the brain is open passes its ListenGate's promise
+   * (services/runtime/listen-gate.ts): the data directory is checked at once, PGlite starts once
+   * the promise settles, so that the modules the server still loads, its listening and its first
+   * answers that need no database do not wait behind Postgres.
    */
   readonly startAfter?: Promise<unknown>;
 }

@@ -8,7 +8,7 @@
 // way, but WebAssembly.compile first decodes the 9 MB module on the calling thread: 43-47 ms of
 // the main thread on this 2-core VM, in the middle of a server's start. From a worker the main
 // thread is held 3-8 ms (making the worker) and the module is back in about 175 ms instead of 80,
-// long before an open needs it (docs/performance.md, "Opening the brain").
+// long before an open needs it (docs/performance.md, "A start's order").
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';

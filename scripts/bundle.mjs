@@ -57,11 +57,11 @@ export async function bundle() {
       postBanner: (chunk) => (chunk.isEntry ? `#!/usr/bin/env node\n${BUNDLE_MARK} (scripts/bundle.mjs): built from dist/cli/main.js\n` : ''),
       sourcemap: true,
       // Node 20 keeps no compiled code between runs: every start parses the chunks it loads
-      // again, about 4 MB before a server listens. Whitespace and comments out, local names
-      // shortened: the chunks a server loads went from 4.0 to 2.0 MB and its start 30-60 ms
-      // sooner (docs/performance.md, "Opening the brain"). Not compressed (no rewriting of the
+      // again. Whitespace and comments out, local names shortened: what a server loads before
+      // it listens went from 4.0 to 2.4 MB, and importing the two largest chunks from 276 to
+      // 249 ms (docs/performance.md, "A start's order"). Not compressed (no rewriting of the
       // code itself), and function and class names kept, so stack traces and error names read
-      // as before; `node --enable-source-maps` maps their positions back to the sources.
+      // as before; `node --enable-source-maps` maps their positions back to the compiled files.
       minify: { compress: false, mangle: { keepNames: true } },
       keepNames: true,
     });

@@ -45,8 +45,8 @@ export const serve: Command = {
     const logger = createLogger('claude-brain');
     phases.mark('modules loaded');
     // The subject starts opening now, as brain up does: its data directory is checked at once,
-    // PGlite starts once the server listens (ListenGate), and its WebAssembly compiles on a
-    // worker thread meanwhile, while the server's modules load on this one.
+    // PGlite starts once the server listens and has been quiet a moment (ListenGate), and its
+    // WebAssembly compiles on a worker thread meanwhile, while the server's modules load on this one.
     const gate = new ListenGate();
     const opening = openSubject(rt, name, logger, { mark: phases.mark, startAfter: gate.opened });
     opening.catch(() => undefined);

@@ -22,9 +22,9 @@ export const up: Command = {
     // --init: start a new, empty brain even when secrets exist beside a missing data directory.
     if (values.init) requestNewBrain();
     // The embedded brain starts opening now: its data directory is checked at once, PGlite
-    // starts once the servers and the web view listen (ListenGate), and its WebAssembly compiles
-    // on a worker thread meanwhile, while the servers' modules (fastify, the MCP SDK, the tools)
-    // load on this one.
+    // starts once the servers and the web view listen and have been quiet a moment (ListenGate),
+    // and its WebAssembly compiles on a worker thread meanwhile, while the servers' modules
+    // (fastify, the MCP SDK, the tools) load on this one.
     const gate = new ListenGate();
     const opening = rt.mode === 'embedded' ? openAdmin(rt, { mark: phases.mark, startAfter: gate.opened }) : undefined;
     opening?.catch(() => undefined);
