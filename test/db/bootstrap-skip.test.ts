@@ -9,17 +9,17 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDenyList } from '../../config/deny-list.js';
 import { loadKinds } from '../../config/kinds.js';
-import { loadRuntimeConfig, type RuntimeConfig } from '../../config/runtime.js';
+import type { RuntimeConfig } from '../../config/runtime.js';
 import { loadSubjects } from '../../config/subjects.js';
 import { GRANTS_DIR, MIGRATIONS_DIR } from '../../db/bootstrap.js';
 import { BOOTSTRAP_STATE_FILE, bootstrapInputs, readBootstrapState } from '../../db/bootstrap-state.js';
 import { EmbeddedDatabase } from '../../db/embedded.js';
 import { openAdmin, openSubject, runBootstrap, type BootstrapRun } from '../../db/open.js';
-import { scratchConfigDir } from '../support/cli.js';
+import { newEmbeddedHome, type EmbeddedHome } from '../support/embedded-home.js';
 
 describe('[pglite] the bootstrap check of a start', () => {
+  let brain: EmbeddedHome | undefined;
   let home: string;
-  let configDir: string;
   let rt: RuntimeConfig;
 
   /** A start's open and bootstrap check (as brain up does), its marks, then a clean close. */
@@ -46,20 +46,10 @@ describe('[pglite] the bootstrap check of a start', () => {
   };
 
   beforeAll(async () => {
-    home = mkdtempSync(join(tmpdir(), 'brain-skip-'));
-    configDir = scratchConfigDir();
-    rt = loadRuntimeConfig({ BRAIN_HOME: home, BRAIN_CONFIG_DIR: configDir, BRAIN_EMBEDDER: 'none' });
-    const admin = await openAdmin(rt, { init: true });
-    try {
-      await runBootstrap(rt, admin);
-    } finally {
-      await admin.close();
-    }
+    brain = await newEmbeddedHome('brain-skip-');
+    ({ home, rt } = brain);
   }, 180_000);
-  afterAll(() => {
-    rmSync(home, { recursive: true, force: true });
-    rmSync(configDir, { recursive: true, force: true });
-  });
+  afterAll(() => brain?.remove());
 
   it('after a clean close, the next start skips the bootstrap without querying the catalog', async () => {
     expect(readBootstrapState(rt.dataDir)?.closed?.pgControl).toMatch(/^[0-9a-f]{64}$/);

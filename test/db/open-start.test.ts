@@ -2,38 +2,26 @@
 // directory: PGlite starts only once the server's listening lets it (OpenOptions.startAfter),
 // after the data directory was checked; the page cache is sized from the sizes the close check
 // has just read (the snapshot's relation files), and only without a snapshot by walking base/.
-import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadRuntimeConfig, type RuntimeConfig } from '../../config/runtime.js';
+import type { RuntimeConfig } from '../../config/runtime.js';
 import { SHARED_BUFFERS_MB } from '../../db/embedded.js';
-import { openAdmin, runBootstrap } from '../../db/open.js';
+import { openAdmin } from '../../db/open.js';
 import { SNAPSHOT_FILE } from '../../db/relation-files.js';
 import { ListenGate } from '../../services/runtime/listen-gate.js';
-import { scratchConfigDir } from '../support/cli.js';
+import { newEmbeddedHome, type EmbeddedHome } from '../support/embedded-home.js';
 
 describe('[pglite] opening the embedded brain for a server', () => {
-  let home: string;
-  let configDir: string;
+  let brain: EmbeddedHome | undefined;
   let rt: RuntimeConfig;
 
   beforeAll(async () => {
-    home = mkdtempSync(join(tmpdir(), 'brain-open-start-'));
-    configDir = scratchConfigDir();
-    rt = loadRuntimeConfig({ BRAIN_HOME: home, BRAIN_CONFIG_DIR: configDir, BRAIN_EMBEDDER: 'none' });
     // A new brain, closed cleanly (the close writes the snapshot of its files).
-    const admin = await openAdmin(rt, { init: true });
-    try {
-      await runBootstrap(rt, admin);
-    } finally {
-      await admin.close();
-    }
+    brain = await newEmbeddedHome('brain-open-start-');
+    rt = brain.rt;
   }, 180_000);
-  afterAll(() => {
-    rmSync(home, { recursive: true, force: true });
-    rmSync(configDir, { recursive: true, force: true });
-  });
+  afterAll(() => brain?.remove());
 
   const sharedBuffersMb = async (admin: Awaited<ReturnType<typeof openAdmin>>) => {
     const [row] = await admin.session.query<{ mb: string }>(`SELECT setting::bigint * 8 / 1024 AS mb FROM pg_settings WHERE name = 'shared_buffers'`);
