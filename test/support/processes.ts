@@ -61,8 +61,14 @@ export async function timeExit(exited: Promise<number | null>, child: ChildProce
   return { ms, code };
 }
 
+/**
+ * `n` consecutive ports at a random base, below Linux's ephemeral range (32768-60999): there a
+ * port could be the local end of any outgoing connection on the machine (a test's client, a
+ * fetch), and a server's listen fails with EADDRINUSE, as a CI run of test/view/cli.test.ts did
+ * on port 38148.
+ */
 export function freePorts(n: number): number[] {
-  const base = 20000 + Math.floor(Math.random() * 20000);
+  const base = 20000 + Math.floor(Math.random() * (12000 - n));
   return Array.from({ length: n }, (_, i) => base + i);
 }
 
