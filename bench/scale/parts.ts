@@ -1,0 +1,199 @@
+// Where a search's time goes, on a brain the scale bench kept (`run.js --keep DIR`): the
+// scale bench's held-out queries timed three ways, in one run, so that a figure over MCP can be
+// read against its parts (issue 17: hybrid p95 over MCP under 40 ms at 7,500 pages).
+//   1. In this process, opened as a one-subject server opens it, with the server's search
+//      dependencies (the fake Ollama as the query embedder, the pending count from its worker's
+//      status rather than counted per search): search() whole, cold then warm, paced as the MCP
+//      client is.
+//   2. Then each part of a search on its own (warm): the keyword statements, the query's
+//      embedding (an HTTP call to the fake Ollama), the vector statement, the relevance evidence,
+//      the display (titles and snippets). In search() the first three overlap; the others follow.
+//   3. Over MCP against `brain serve` on the same data directory: ping and tools/list round
+//      trips (the transport alone), the same searches cold then warm, and this process's CPU per
+//      call (the v1 SDK client, plus the fake Ollama's work for a search's query embedding).
+// Numbers only; docs/performance.md ("Where a search's time goes") has the method and figures.
+//
+//   npm run build && node dist/bench/scale/parts.js --brain DIR/size-7500 [--pages 7500] [--seed 1] [--queries 200] [--mode hybrid]
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadRuntimeConfig } from '../../config/runtime.js';
+import { findSubject, loadSubjects } from '../../config/subjects.js';
+import { openSubject } from '../../db/open.js';
+import { createContext } from '../../services/knowledge/context.js';
+import { readableSubjects } from '../../services/knowledge/topics.js';
+import { chooseEmbedder } from '../../services/runtime/embedding.js';
+import { keywordSearch } from '../../services/search/keyword.js';
+import { countPending } from '../../services/search/pending.js';
+import { RANKING } from '../../services/search/ranking.js';
+import { judgeRelevance, rankedSearch, search, type SearchMode } from '../../services/search/search.js';
+import { cardDisplays } from '../../services/search/snippets.js';
+import { parseTextQuery } from '../../services/search/text-query.js';
+import type { SearchFilters } from '../../services/search/types.js';
+import { subjectsWithVectors, vectorSearch } from '../../services/search/vectors.js';
+import { percentile } from '../search/metrics.js';
+import { SUBJECT } from './brain-home.js';
+import { generateCorpus } from './corpus.js';
+import { startBenchOllama } from './fake-ollama.js';
+import { connect, runQueries } from './mcp.js';
+import { loadAverage, startServer } from './processes.js';
+import { heldOutQueries, type Query } from './queries.js';
+
+const { values } = parseArgs({
+  options: {
+    brain: { type: 'string' },
+    pages: { type: 'string', default: '7500' },
+    seed: { type: 'string', default: '1' },
+    queries: { type: 'string', default: '200' },
+    mode: { type: 'string', default: 'hybrid' },
+    pace: { type: 'string', default: '60' },
+  },
+});
+const fail = (why: string): never => {
+  console.error(why);
+  process.exit(2);
+};
+const whole = (name: string, raw: string, min: number): number => (Number.isInteger(Number(raw)) && Number(raw) >= min ? Number(raw) : fail(`--${name} must be a whole number >= ${min}, got ${raw}`));
+if (!values.brain) fail('--brain DIR is required: a size directory kept by `node dist/bench/scale/run.js --keep DIR` (DIR/size-7500)');
+const dir = resolve(values.brain!);
+if (!existsSync(join(dir, 'home')) || !existsSync(join(dir, 'config', 'subjects.yaml'))) fail(`${dir} has no home/ and config/subjects.yaml: pass the size directory the scale bench kept (DIR/size-7500)`);
+const pages = whole('pages', values.pages, 10);
+const seed = whole('seed', values.seed, 0);
+const count = whole('queries', values.queries, 5);
+const paceMs = whole('pace', values.pace, 0);
+const mode = values.mode as SearchMode;
+if (!['hybrid', 'keyword', 'semantic'].includes(mode)) fail(`--mode must be hybrid, keyword or semantic, got ${values.mode}`);
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The same queries as the scale bench's run at this size and seed (size-run.ts: seed + 16). */
+function queriesOf(): Query[] {
+  const scratch = mkdtempSync(join(tmpdir(), 'brain-parts-corpus-'));
+  try {
+    return heldOutQueries(generateCorpus(scratch, { pages, seed }).model, count, seed + 16);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+type Row = [label: string, ms: number[], note?: string];
+const cell = (ms: number[]) => (ms.length === 0 ? '-' : `${percentile(ms, 50).toFixed(1)} / ${percentile(ms, 95).toFixed(1)}`);
+
+async function timed<T>(into: number[], fn: () => Promise<T>): Promise<T> {
+  const began = performance.now();
+  const out = await fn();
+  into.push(performance.now() - began);
+  return out;
+}
+
+const queries = queriesOf();
+const fake = await startBenchOllama();
+// The worker of the server in part 3 is refused documents, so it embeds nothing while searches run.
+fake.refuseDocuments = true;
+const env: NodeJS.ProcessEnv = {
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  BRAIN_HOME: join(dir, 'home'),
+  BRAIN_CONFIG_DIR: join(dir, 'config'),
+  BRAIN_SUBJECT: SUBJECT,
+  BRAIN_VIEW_PORT: 'off',
+  BRAIN_EMBEDDER: 'ollama',
+  OLLAMA_URL: fake.url,
+};
+const rows: Row[] = [];
+log(`${queries.length} queries, mode ${mode}, load ${loadAverage()}`);
+
+// ---- 1 and 2: in this process
+{
+  const rt = loadRuntimeConfig(env);
+  const conn = await openSubject(rt, SUBJECT);
+  try {
+    const ctx = await createContext(conn.subject, conn.handle.db);
+    const { embedder } = await chooseEmbedder(rt);
+    if (!embedder && mode !== 'keyword') throw new Error(`no embedder: ${mode} search needs the fake Ollama`);
+    const model = embedder ? { model: embedder.model, dims: embedder.dimensions } : undefined;
+    const pending = model ? await countPending(ctx.db, ctx.subject.name, model) : 0;
+    const deps = embedder && model ? { embedder, embedderStatus: { state: 'ok' as const, pending, ...model } } : {};
+    for (const phase of ['cold', 'warm']) {
+      const ms: number[] = [];
+      for (const q of queries) {
+        await timed(ms, () => search(ctx, { query: q.text, mode }, deps));
+        await sleep(paceMs);
+      }
+      rows.push([`search() in the process, ${phase}`, ms]);
+    }
+    const subjects = readableSubjects(ctx);
+    const filters: SearchFilters = { kinds: [], tags: [], since: undefined, until: undefined, includeEpisodes: true, includeTopics: true };
+    const withVectors = await subjectsWithVectors(ctx.db, subjects);
+    const depth = RANKING.fusionDepth;
+    const parts = { keyword: [] as number[], embed: [] as number[], vector: [] as number[], evidence: [] as number[], display: [] as number[] };
+    for (const q of queries) {
+      const textQuery = parseTextQuery(q.text);
+      if (mode !== 'semantic') await timed(parts.keyword, () => keywordSearch(ctx.db, subjects, textQuery, filters, depth, { normalisation: RANKING.rankNormalisation }));
+      if (embedder && model && mode !== 'keyword') {
+        const embedding = await timed(parts.embed, () => embedder.embedQuery(q.text));
+        const chunkLimit = Math.min(400, Math.ceil(depth * RANKING.vectorChunksPerCard));
+        await timed(parts.vector, () => vectorSearch(ctx.db, withVectors, { embedding, ...model, chunkLimit }, filters, depth));
+      }
+      const ranked = await rankedSearch(ctx, { query: q.text, mode }, deps);
+      const judged = await timed(parts.evidence, () => judgeRelevance(ctx, ranked));
+      await timed(parts.display, () => cardDisplays(ctx.db, [...judged.kept, ...judged.weak].map((h) => h.ref), ranked.textQuery));
+      await sleep(paceMs);
+    }
+    rows.push(
+      ['  keyword statements (warm)', parts.keyword],
+      ['  query embedding, HTTP to the fake Ollama (warm)', parts.embed, 'overlaps the keyword statements in search()'],
+      ['  vector statement (warm)', parts.vector],
+      ['  relevance evidence (warm)', parts.evidence],
+      ['  display: titles and snippets (warm)', parts.display],
+    );
+  } finally {
+    await conn.close();
+  }
+}
+
+// ---- 3: over MCP, `brain serve` on the same data directory
+const port = findSubject(loadSubjects(join(dir, 'config', 'subjects.yaml')), SUBJECT).port;
+const baseUrl = `http://127.0.0.1:${port}`;
+const server = startServer(env, SUBJECT, baseUrl);
+let cpuPerCall = { transport: NaN, search: NaN };
+try {
+  await server.healthy;
+  await server.openLine;
+  await sleep(3_000); // the worker's first attempt (refused) and the server's first maintenance pass
+  const client = await connect(`${baseUrl}/mcp`);
+  try {
+    const ping: number[] = [];
+    const list: number[] = [];
+    let cpu = process.cpuUsage();
+    // One call per pace at most: the server allows a session 20 requests a second.
+    for (let i = 0; i < 100; i++) {
+      await timed(ping, () => client.ping());
+      await sleep(Math.max(paceMs, 60));
+      await timed(list, () => client.listTools());
+      await sleep(Math.max(paceMs, 60));
+    }
+    const transportCpu = process.cpuUsage(cpu);
+    rows.push(['MCP ping round trip', ping], ['MCP tools/list round trip', list]);
+    const cold = await runQueries(client, queries, mode, 'cold', paceMs);
+    cpu = process.cpuUsage();
+    const warm = await runQueries(client, queries, mode, 'warm', paceMs);
+    const searchCpu = process.cpuUsage(cpu);
+    const failed = [...cold, ...warm].filter((s) => s.error);
+    if (failed.length > 0) throw new Error(`${failed.length} search(es) over MCP failed, the first: ${failed[0]!.error}`);
+    rows.push([`search over MCP, cold`, cold.map((s) => s.ms)], [`search over MCP, warm`, warm.map((s) => s.ms)]);
+    const ms = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
+    cpuPerCall = { transport: ms(transportCpu) / 200, search: ms(searchCpu) / warm.length };
+  } finally {
+    await client.close();
+  }
+} finally {
+  await server.stop();
+  await fake.close();
+}
+
+console.log(`\nWhere a ${mode} search's time goes: ${queries.length} held-out queries, ${pages} pages (${dir}), load ${loadAverage()}\n`);
+console.log('| | p50 / p95 ms |\n| --- | --- |');
+for (const [label, ms, note] of rows) console.log(`| ${label} | ${cell(ms)}${note ? ` (${note})` : ''} |`);
+console.log(`\nThis process's CPU per MCP call (the v1 client): ${cpuPerCall.transport.toFixed(2)} ms for ping or tools/list, ${cpuPerCall.search.toFixed(2)} ms for a search (with the fake Ollama's query embedding).`);
