@@ -8,7 +8,7 @@ import { asBackgroundWork, BrainAsleepError } from '../../db/work-order.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import type { BrainContext } from '../knowledge/context.js';
 import { embedPendingBatch, modelOf } from './embed-cards.js';
-import { countPending } from './pending.js';
+import { countPending, pendingSince, quietLookStart } from './pending.js';
 import { subjectsWithVectors } from './vectors.js';
 
 export type EmbedState = 'ok' | 'degraded' | 'off';
@@ -42,6 +42,8 @@ export interface EmbedWorkerOptions {
    * query runs on the main thread in the embedded brain, so its listening and banner go first.
    */
   firstDelayMs?: number;
+  /** While nothing is pending, a full look at most this often (default FULL_LOOK_MS). */
+  fullLookMs?: number;
   logger?: WorkerLogger;
 }
 
@@ -56,6 +58,16 @@ export interface EmbedWorker {
 const BETWEEN_BATCHES_MS = 20;
 /** How often the pending count is taken for real while the worker is busy. */
 const RECOUNT_MS = 5_000;
+/**
+ * While nothing is pending, how often the worker still looks at every card (a full look: the
+ * pending cards and their count). In between, each poll asks only whether a card changed since
+ * the last full look is pending (pending.ts, pendingSince): at 7,500 GBrain pages (71,000 cards)
+ * a full look took 80-120 ms of the database's one thread every two seconds of an awake
+ * embedded server, and the short one well under a millisecond. A full look still comes this
+ * often for what no card's updated_at shows: embeddings deleted to be made again (`brain
+ * reembed`, lint's fix) by another process.
+ */
+export const FULL_LOOK_MS = 60_000;
 
 export const NO_VECTORS = 'pgvector is not installed on this database: embeddings are off and search is keyword-only';
 
@@ -68,6 +80,10 @@ export function startEmbedWorker(opts: EmbedWorkerOptions): EmbedWorker {
   const status: EmbedStatus = { state: 'ok', pending: 0, model: m.model, dims: m.dims };
   let failures = 0;
   let countedAt = 0;
+  // Set by a full look that found nothing pending: where a later short look starts (the
+  // database's clock, quietLookStart) and when that full look ran (this process's clock).
+  let quiet: { since: string; at: number } | undefined;
+  let fullLookWanted = false;
   let stopped = false;
   // Stopping does not wait for a batch in the embedder (seconds on the offline model): it is dropped, and written again later.
   const stopping = new AbortController();
@@ -107,6 +123,12 @@ export function startEmbedWorker(opts: EmbedWorkerOptions): EmbedWorker {
       return Math.max(opts.pollMs, 60_000);
     }
     try {
+      if (quiet && !fullLookWanted && Date.now() - quiet.at < (opts.fullLookMs ?? FULL_LOOK_MS)) {
+        if (!(await pendingSince(ctx.db, ctx.subject.name, m, quiet.since))) return opts.pollMs;
+      }
+      quiet = undefined;
+      fullLookWanted = false;
+      const since = await quietLookStart(ctx.db);
       if (countedAt === 0) {
         // What is pending is known before the first batch, which may take a while.
         status.pending = await countPending(ctx.db, ctx.subject.name, m);
@@ -118,6 +140,7 @@ export function startEmbedWorker(opts: EmbedWorkerOptions): EmbedWorker {
       if (r.seen === 0 || Date.now() - countedAt >= RECOUNT_MS) {
         status.pending = await countPending(ctx.db, ctx.subject.name, m);
         countedAt = Date.now();
+        if (r.seen === 0 && status.pending === 0) quiet = { since, at: Date.now() };
         settleDrainers(); // only on a real count: the estimate can reach 0 early
       } else {
         status.pending = Math.max(0, status.pending - r.embedded - r.unchanged);
@@ -163,6 +186,7 @@ export function startEmbedWorker(opts: EmbedWorkerOptions): EmbedWorker {
     drain() {
       if (stopped) return Promise.reject(new Error('the embed worker is stopped'));
       const p = new Promise<void>((resolve, reject) => drainers.push({ resolve, reject }));
+      fullLookWanted = true;
       wake?.();
       return p;
     },
