@@ -61,11 +61,11 @@ const RECOUNT_MS = 5_000;
 /**
  * While nothing is pending, how often the worker still looks at every card (a full look: the
  * pending cards and their count). In between, each poll asks only whether a card changed since
- * the last full look is pending (pending.ts, pendingSince): at 7,500 GBrain pages (71,000 cards)
- * a full look took 80-120 ms of the database's one thread every two seconds of an awake
- * embedded server, and the short one well under a millisecond. A full look still comes this
- * often for what no card's updated_at shows: embeddings deleted to be made again (`brain
- * reembed`, lint's fix) by another process.
+ * the last full look is pending (pending.ts, pendingSince): at 7,500 GBrain pages (71,000 cards,
+ * every one embedded) a full look took 188-194 ms of the database's one thread every two seconds
+ * of an awake embedded server, the short one 1.9 ms (docs/retrieval.md, "The worker"). A full
+ * look still comes this often for what no card's updated_at shows: embeddings deleted to be made
+ * again (`brain reembed`, lint's re-queue), by another process or a tool call.
  */
 export const FULL_LOOK_MS = 60_000;
 
