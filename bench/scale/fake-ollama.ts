@@ -25,8 +25,15 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-export async function startBenchOllama(): Promise<BenchOllama> {
-  const state: BenchOllama = { url: '', texts: { documents: 0, queries: 0 }, refuseDocuments: false, close: async () => undefined };
+export interface BenchOllamaOptions {
+  refuseDocuments?: boolean;
+  /** Each /api/embed answered this long after it arrived, as a real Ollama computes (default 0). */
+  delayMs?: number;
+}
+
+export async function startBenchOllama(options: BenchOllamaOptions = {}): Promise<BenchOllama> {
+  const state: BenchOllama = { url: '', texts: { documents: 0, queries: 0 }, refuseDocuments: options.refuseDocuments ?? false, close: async () => undefined };
+  const delayMs = options.delayMs ?? 0;
   const handle = (req: IncomingMessage, res: ServerResponse, raw: string) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     if (req.method === 'GET' && path === '/api/tags') {
@@ -38,7 +45,9 @@ export async function startBenchOllama(): Promise<BenchOllama> {
       const documents = input.some((t) => t.startsWith('search_document: '));
       if (documents && state.refuseDocuments) return send(res, 503, { error: 'the bench stopped embedding documents (its time limit)' });
       state.texts[documents ? 'documents' : 'queries'] += input.length;
-      return send(res, 200, { model: body.model ?? MODEL, embeddings: input.map((t) => fakeVector(t, DIMS)), total_duration: 1_000_000, load_duration: 0, prompt_eval_count: input.length });
+      const answer = { model: body.model ?? MODEL, embeddings: input.map((t) => fakeVector(t, DIMS)), total_duration: 1_000_000, load_duration: 0, prompt_eval_count: input.length };
+      if (delayMs > 0) return void setTimeout(() => send(res, 200, answer), delayMs);
+      return send(res, 200, answer);
     }
     send(res, 404, { error: 'not found' });
   };

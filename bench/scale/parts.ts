@@ -4,19 +4,23 @@
 //   1. In this process, opened as a one-subject server opens it, with the server's search
 //      dependencies (the fake Ollama as the query embedder, the pending count from its worker's
 //      status rather than counted per search): search() whole, cold then warm, paced as the MCP
-//      client is.
+//      client is. The fake Ollama runs in a process of its own (fake-ollama-process.ts), as a
+//      real one does, answering after --embed-delay-ms (0: at once; a real one takes tens).
 //   2. Then each part of a search on its own (warm): the keyword statements, the query's
 //      embedding (an HTTP call to the fake Ollama), the vector statement, the relevance evidence,
 //      the display (titles and snippets). In search() the first three overlap; the others follow.
 //   3. Over MCP against `brain serve` on the same data directory: ping and tools/list round
 //      trips (the transport alone), the same searches cold then warm, and this process's CPU per
-//      call (the v1 SDK client, plus the fake Ollama's work for a search's query embedding).
+//      call (the v1 SDK client).
 // Numbers only; docs/performance.md ("Where a search's time goes") has the method and figures.
 //
-//   npm run build && node dist/bench/scale/parts.js --brain DIR/size-7500 [--pages 7500] [--seed 1] [--queries 200] [--mode hybrid]
+//   npm run build && node dist/bench/scale/parts.js --brain DIR/size-7500 [--pages 7500] [--seed 1] [--queries 200] [--mode hybrid] [--embed-delay-ms 0]
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadRuntimeConfig } from '../../config/runtime.js';
 import { findSubject, loadSubjects } from '../../config/subjects.js';
@@ -35,7 +39,6 @@ import { subjectsWithVectors, vectorSearch } from '../../services/search/vectors
 import { percentile } from '../search/metrics.js';
 import { SUBJECT } from './brain-home.js';
 import { generateCorpus } from './corpus.js';
-import { startBenchOllama } from './fake-ollama.js';
 import { connect, runQueries } from './mcp.js';
 import { loadAverage, startServer } from './processes.js';
 import { heldOutQueries, type Query } from './queries.js';
@@ -48,6 +51,7 @@ const { values } = parseArgs({
     queries: { type: 'string', default: '200' },
     mode: { type: 'string', default: 'hybrid' },
     pace: { type: 'string', default: '60' },
+    'embed-delay-ms': { type: 'string', default: '0' },
   },
 });
 const fail = (why: string): never => {
@@ -62,6 +66,7 @@ const pages = whole('pages', values.pages, 10);
 const seed = whole('seed', values.seed, 0);
 const count = whole('queries', values.queries, 5);
 const paceMs = whole('pace', values.pace, 0);
+const embedDelayMs = whole('embed-delay-ms', values['embed-delay-ms'], 0);
 const mode = values.mode as SearchMode;
 if (!['hybrid', 'keyword', 'semantic'].includes(mode)) fail(`--mode must be hybrid, keyword or semantic, got ${values.mode}`);
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -87,10 +92,19 @@ async function timed<T>(into: number[], fn: () => Promise<T>): Promise<T> {
   return out;
 }
 
+/** The fake Ollama in its own process; it refuses document batches, so no worker embeds while searches run. */
+async function startFakeProcess(): Promise<{ url: string; stop(): void }> {
+  const entry = join(dirname(fileURLToPath(import.meta.url)), 'fake-ollama-process.js');
+  const child = spawn(process.execPath, [entry, '--delay-ms', String(embedDelayMs), '--refuse-documents'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let listening = false;
+  child.once('exit', (code) => listening || fail(`the fake Ollama process ended (${code}) before it listened`));
+  const [first] = (await once(child.stdout, 'data')) as [Buffer];
+  listening = true;
+  return { url: String(first).trim(), stop: () => child.kill() };
+}
+
 const queries = queriesOf();
-const fake = await startBenchOllama();
-// The worker of the server in part 3 is refused documents, so it embeds nothing while searches run.
-fake.refuseDocuments = true;
+const fake = await startFakeProcess();
 const env: NodeJS.ProcessEnv = {
   PATH: process.env.PATH,
   HOME: process.env.HOME,
@@ -102,7 +116,7 @@ const env: NodeJS.ProcessEnv = {
   OLLAMA_URL: fake.url,
 };
 const rows: Row[] = [];
-log(`${queries.length} queries, mode ${mode}, load ${loadAverage()}`);
+log(`${queries.length} queries, mode ${mode}, the fake Ollama answering after ${embedDelayMs} ms, load ${loadAverage()}`);
 
 // ---- 1 and 2: in this process
 {
@@ -143,7 +157,7 @@ log(`${queries.length} queries, mode ${mode}, load ${loadAverage()}`);
     }
     rows.push(
       ['  keyword statements (warm)', parts.keyword],
-      ['  query embedding, HTTP to the fake Ollama (warm)', parts.embed, 'overlaps the keyword statements in search()'],
+      ['  query embedding, HTTP to the fake Ollama (warm)', parts.embed, 'asked for first in search(): overlaps the keyword statements'],
       ['  vector statement (warm)', parts.vector],
       ['  relevance evidence (warm)', parts.evidence],
       ['  display: titles and snippets (warm)', parts.display],
@@ -190,10 +204,10 @@ try {
   }
 } finally {
   await server.stop();
-  await fake.close();
+  fake.stop();
 }
 
-console.log(`\nWhere a ${mode} search's time goes: ${queries.length} held-out queries, ${pages} pages (${dir}), load ${loadAverage()}\n`);
+console.log(`\nWhere a ${mode} search's time goes: ${queries.length} held-out queries, ${pages} pages (${dir}), the fake Ollama answering after ${embedDelayMs} ms, load ${loadAverage()}\n`);
 console.log('| | p50 / p95 ms |\n| --- | --- |');
 for (const [label, ms, note] of rows) console.log(`| ${label} | ${cell(ms)}${note ? ` (${note})` : ''} |`);
-console.log(`\nThis process's CPU per MCP call (the v1 client): ${cpuPerCall.transport.toFixed(2)} ms for ping or tools/list, ${cpuPerCall.search.toFixed(2)} ms for a search (with the fake Ollama's query embedding).`);
+console.log(`\nThis process's CPU per MCP call (the v1 client): ${cpuPerCall.transport.toFixed(2)} ms for ping or tools/list, ${cpuPerCall.search.toFixed(2)} ms for a search.`);
