@@ -14,12 +14,12 @@
 //      call (the v1 SDK client).
 // Numbers only; docs/performance.md ("Where a search's time goes") has the method and figures.
 //
-//   npm run build && node dist/bench/scale/parts.js --brain DIR/size-7500 [--pages 7500] [--seed 1] [--queries 200] [--mode hybrid] [--embed-delay-ms 0]
+// With --slowest N, also the N queries whose parts took longest, each part's time beside them.
+//
+//   npm run build && node dist/bench/scale/parts.js --brain DIR/size-7500 [--pages 7500] [--seed 1] [--queries 200] [--mode hybrid] [--embed-delay-ms 0] [--slowest 0]
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadRuntimeConfig } from '../../config/runtime.js';
@@ -38,10 +38,10 @@ import type { SearchFilters } from '../../services/search/types.js';
 import { subjectsWithVectors, vectorSearch } from '../../services/search/vectors.js';
 import { percentile } from '../search/metrics.js';
 import { SUBJECT } from './brain-home.js';
-import { generateCorpus } from './corpus.js';
+import { keptBrainDir, keptBrainEnv } from './kept-brain.js';
 import { connect, runQueries } from './mcp.js';
 import { loadAverage, startServer } from './processes.js';
-import { heldOutQueries, type Query } from './queries.js';
+import { keptBrainQueries, type Query } from './queries.js';
 
 const { values } = parseArgs({
   options: {
@@ -52,6 +52,7 @@ const { values } = parseArgs({
     mode: { type: 'string', default: 'hybrid' },
     pace: { type: 'string', default: '60' },
     'embed-delay-ms': { type: 'string', default: '0' },
+    slowest: { type: 'string', default: '0' },
   },
 });
 const fail = (why: string): never => {
@@ -59,28 +60,22 @@ const fail = (why: string): never => {
   process.exit(2);
 };
 const whole = (name: string, raw: string, min: number): number => (Number.isInteger(Number(raw)) && Number(raw) >= min ? Number(raw) : fail(`--${name} must be a whole number >= ${min}, got ${raw}`));
-if (!values.brain) fail('--brain DIR is required: a size directory kept by `node dist/bench/scale/run.js --keep DIR` (DIR/size-7500)');
-const dir = resolve(values.brain!);
-if (!existsSync(join(dir, 'home')) || !existsSync(join(dir, 'config', 'subjects.yaml'))) fail(`${dir} has no home/ and config/subjects.yaml: pass the size directory the scale bench kept (DIR/size-7500)`);
+let dir = '';
+try {
+  dir = keptBrainDir(values.brain);
+} catch (error) {
+  fail((error as Error).message);
+}
 const pages = whole('pages', values.pages, 10);
 const seed = whole('seed', values.seed, 0);
 const count = whole('queries', values.queries, 5);
 const paceMs = whole('pace', values.pace, 0);
 const embedDelayMs = whole('embed-delay-ms', values['embed-delay-ms'], 0);
+const slowest = whole('slowest', values.slowest, 0);
 const mode = values.mode as SearchMode;
 if (!['hybrid', 'keyword', 'semantic'].includes(mode)) fail(`--mode must be hybrid, keyword or semantic, got ${values.mode}`);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** The same queries as the scale bench's run at this size and seed (size-run.ts: seed + 16). */
-function queriesOf(): Query[] {
-  const scratch = mkdtempSync(join(tmpdir(), 'brain-parts-corpus-'));
-  try {
-    return heldOutQueries(generateCorpus(scratch, { pages, seed }).model, count, seed + 16);
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-  }
-}
 
 type Row = [label: string, ms: number[], note?: string];
 const cell = (ms: number[]) => (ms.length === 0 ? '-' : `${percentile(ms, 50).toFixed(1)} / ${percentile(ms, 95).toFixed(1)}`);
@@ -103,19 +98,12 @@ async function startFakeProcess(): Promise<{ url: string; stop(): void }> {
   return { url: String(first).trim(), stop: () => child.kill() };
 }
 
-const queries = queriesOf();
+const queries = keptBrainQueries(pages, seed, count);
 const fake = await startFakeProcess();
-const env: NodeJS.ProcessEnv = {
-  PATH: process.env.PATH,
-  HOME: process.env.HOME,
-  BRAIN_HOME: join(dir, 'home'),
-  BRAIN_CONFIG_DIR: join(dir, 'config'),
-  BRAIN_SUBJECT: SUBJECT,
-  BRAIN_VIEW_PORT: 'off',
-  BRAIN_EMBEDDER: 'ollama',
-  OLLAMA_URL: fake.url,
-};
+const env = keptBrainEnv(dir, { BRAIN_EMBEDDER: 'ollama', OLLAMA_URL: fake.url });
 const rows: Row[] = [];
+/** Each query's warm times: search() whole and (when run) each part, for --slowest. */
+const perQuery: ({ query: Query; whole: number } & Record<string, number | Query | undefined>)[] = [];
 log(`${queries.length} queries, mode ${mode}, the fake Ollama answering after ${embedDelayMs} ms, load ${loadAverage()}`);
 
 // ---- 1 and 2: in this process
@@ -142,7 +130,8 @@ log(`${queries.length} queries, mode ${mode}, the fake Ollama answering after ${
     const withVectors = await subjectsWithVectors(ctx.db, subjects);
     const depth = RANKING.fusionDepth;
     const parts = { keyword: [] as number[], embed: [] as number[], vector: [] as number[], evidence: [] as number[], display: [] as number[] };
-    for (const q of queries) {
+    const warmWhole = rows.at(-1)![1];
+    for (const [i, q] of queries.entries()) {
       const textQuery = parseTextQuery(q.text);
       if (mode !== 'semantic') await timed(parts.keyword, () => keywordSearch(ctx.db, subjects, textQuery, filters, depth, { normalisation: RANKING.rankNormalisation }));
       if (embedder && model && mode !== 'keyword') {
@@ -153,6 +142,7 @@ log(`${queries.length} queries, mode ${mode}, the fake Ollama answering after ${
       const ranked = await rankedSearch(ctx, { query: q.text, mode }, deps);
       const judged = await timed(parts.evidence, () => judgeRelevance(ctx, ranked));
       await timed(parts.display, () => cardDisplays(ctx.db, [...judged.kept, ...judged.weak].map((h) => h.ref), ranked.textQuery));
+      perQuery.push({ query: q, whole: warmWhole[i]!, ...Object.fromEntries(Object.entries(parts).map(([k, ms]) => [k, ms.at(-1)])) });
       await sleep(paceMs);
     }
     rows.push(
@@ -210,4 +200,18 @@ try {
 console.log(`\nWhere a ${mode} search's time goes: ${queries.length} held-out queries, ${pages} pages (${dir}), the fake Ollama answering after ${embedDelayMs} ms, load ${loadAverage()}\n`);
 console.log('| | p50 / p95 ms |\n| --- | --- |');
 for (const [label, ms, note] of rows) console.log(`| ${label} | ${cell(ms)}${note ? ` (${note})` : ''} |`);
+if (slowest > 0) {
+  console.log(`\nThe ${slowest} slowest queries in search() (warm), with each part's time (ms):\n`);
+  console.log('| query | shape | search() | keyword | embed | vector | evidence | display |\n| --- | --- | --- | --- | --- | --- | --- | --- |');
+  const f = (v: unknown) => (typeof v === 'number' ? v.toFixed(1) : '-');
+  for (const r of [...perQuery].sort((a, b) => b.whole - a.whole).slice(0, slowest)) {
+    console.log(`| ${r.query.text} | ${r.query.shape} | ${f(r.whole)} | ${f(r.keyword)} | ${f(r.embed)} | ${f(r.vector)} | ${f(r.evidence)} | ${f(r.display)} |`);
+  }
+  console.log('\nBy shape, warm, p50 / p95 ms:\n\n| shape | queries | search() | keyword | vector | evidence |\n| --- | --- | --- | --- | --- | --- |');
+  for (const shape of new Set(queries.map((q) => q.shape))) {
+    const of = perQuery.filter((r) => r.query.shape === shape);
+    const col = (k: string) => cell(of.flatMap((r) => (typeof r[k] === 'number' ? [r[k]] : [])));
+    console.log(`| ${shape} | ${of.length} | ${col('whole')} | ${col('keyword')} | ${col('vector')} | ${col('evidence')} |`);
+  }
+}
 console.log(`\nThis process's CPU per MCP call (the v1 client): ${cpuPerCall.transport.toFixed(2)} ms for ping or tools/list, ${cpuPerCall.search.toFixed(2)} ms for a search.`);

@@ -44,6 +44,11 @@ const VARIANTS: Record<string, PlanLimits | undefined> = {
   'rerank x4': { ...DEFAULT_PLAN_LIMITS, rerankFactor: 4 },
   'rerank x10': { ...DEFAULT_PLAN_LIMITS, rerankFactor: 10 },
   'rerank x20': { ...DEFAULT_PLAN_LIMITS, rerankFactor: 20 },
+  'b 0': { ...DEFAULT_PLAN_LIMITS, lengthDamping: 0 },
+  'rerank x3': { ...DEFAULT_PLAN_LIMITS, rerankFactor: 3 },
+  'budget 2000, rerank x2': { ...DEFAULT_PLAN_LIMITS, budget: 2_000, rerankFactor: 2 },
+  'budget 2000, rerank x3': { ...DEFAULT_PLAN_LIMITS, budget: 2_000, rerankFactor: 3 },
+  'budget 1500, rerank x2': { ...DEFAULT_PLAN_LIMITS, budget: 1_500, rerankFactor: 2 },
   'never planned': { ...DEFAULT_PLAN_LIMITS, rankAll: Infinity },
 };
 
@@ -96,7 +101,7 @@ export async function runPlannerQuality(opts: { small?: boolean; distractors?: n
     }
     log(`planner quality: ${CARDS.length} relevance cards among ${distractors} distractors of the same words, ${questions.length} keyword-style and natural-language questions`);
     for (const row of rows) {
-      log(`  ${row.variant.padEnd(14)} recall@5 ${row.recallAt5.toFixed(3)}  nDCG@10 ${row.ndcgAt10.toFixed(3)}  p50 ${row.p50.toFixed(1)} ms  p95 ${row.p95.toFixed(1)} ms  (planned: ${row.planned}/${questions.length})`);
+      log(`  ${row.variant.padEnd(28)} recall@5 ${row.recallAt5.toFixed(3)}  nDCG@10 ${row.ndcgAt10.toFixed(3)}  p50 ${row.p50.toFixed(1)} ms  p95 ${row.p95.toFixed(1)} ms  (planned: ${row.planned}/${questions.length})`);
     }
     if (opts.details) {
       log(`  first relevant card's rank (${rows.map((x) => x.variant).join(' / ')}):`);

@@ -22,6 +22,7 @@ import { reciprocalRankFusion } from '../../services/search/fusion.js';
 import { RANKING, type Ranking } from '../../services/search/ranking.js';
 import { embedStale } from '../../services/search/reembed.js';
 import { gatherEvidence, NO_EVIDENCE, type Evidence } from '../../services/search/relevance.js';
+import { DEFAULT_PLAN_LIMITS, type PlanLimits } from '../../services/search/selectivity.js';
 import { applyBoosts, DEFAULT_LIMIT, rankedSearch, search, type RankedRef } from '../../services/search/search.js';
 import { cardKey, type SearchFilters } from '../../services/search/types.js';
 import { vectorSearch, type VectorHit } from '../../services/search/vectors.js';
@@ -34,6 +35,13 @@ import { recallAt } from './metrics.js';
 const BEFORE: Ranking = Object.freeze({ rankNormalisation: 1, keywordWeight: 0.8, rrfK: 60, fusionDepth: 50, vectorChunksPerCard: 2, recencyWeight: 0, recencyHalfLifeDays: 90, kindBoost: 0 });
 const LIST_DEPTH = 200;
 const NORMALISATIONS = [0, 1, 2, 4, 8, 32];
+/** Keyword planning (selectivity.ts) other than shipped, fused as shipped: what a change of its limits does to answers. */
+const PLAN_VARIANTS: Record<string, PlanLimits> = {
+  'plan: never planned': { ...DEFAULT_PLAN_LIMITS, rankAll: Infinity },
+  'plan: budget 3000, rerank x10': { ...DEFAULT_PLAN_LIMITS, budget: 3_000, rerankFactor: 10 },
+  'plan: budget 2000, rerank x2': { ...DEFAULT_PLAN_LIMITS, budget: 2_000, rerankFactor: 2 },
+  'plan: budget 1500, rerank x2': { ...DEFAULT_PLAN_LIMITS, budget: 1_500, rerankFactor: 2 },
+};
 /** No filter: every kind, tag and date, topics and episodes. */
 const ALL_CARDS: SearchFilters = { kinds: [], tags: [], since: undefined, until: undefined, includeEpisodes: true, includeTopics: true };
 
@@ -42,6 +50,8 @@ interface Lists {
   ctx: BrainContext;
   /** Keyword lists by ts_rank_cd normalisation. */
   keyword: Map<number, RankedRef[]>;
+  /** Keyword lists (shipped normalisation) under other plan limits than selectivity.ts's, by PLAN_VARIANTS name. */
+  keywordByPlan: Map<string, RankedRef[]>;
   vector: VectorHit[];
   queryVector?: { embedding: number[]; model: string; dims: number };
   vectorSubjects: string[];
@@ -73,8 +83,11 @@ export async function runQuestions(opts: { small?: boolean; embedder?: Embedder;
       const ctx = await ctxOf(q.from);
       const keyword = new Map<number, RankedRef[]>();
       for (const norm of NORMALISATIONS) keyword.set(norm, (await rankedSearch(ctx, { query: q.query, mode: 'keyword', limit: 100 }, { ranking: { rankNormalisation: norm, recencyWeight: 0, kindBoost: 0, fusionDepth: LIST_DEPTH } })).keyword);
+      // At the shipped fusion depth: how many cards a plan ranks is a multiple of it.
+      const keywordByPlan = new Map<string, RankedRef[]>();
+      for (const [name, limits] of Object.entries(PLAN_VARIANTS)) keywordByPlan.set(name, (await rankedSearch(ctx, { query: q.query, mode: 'keyword', limit: 100 }, { keywordPlanLimits: limits, ranking: { recencyWeight: 0, kindBoost: 0 } })).keyword);
       const sem = await rankedSearch(ctx, { query: q.query, mode: 'semantic', limit: 100 }, { embedder, queryEmbedTimeoutMs: 120_000, ranking: { fusionDepth: LIST_DEPTH } });
-      lists.push({ q, ctx, keyword, vector: sem.vector, vectorSubjects: sem.vectorSubjects, ...(sem.queryVector ? { queryVector: sem.queryVector } : {}) });
+      lists.push({ q, ctx, keyword, keywordByPlan, vector: sem.vector, vectorSubjects: sem.vectorSubjects, ...(sem.queryVector ? { queryVector: sem.queryVector } : {}) });
     }
 
     const keysOf = (refs: readonly RankedRef[]) => refs.map((r) => keyOf.get(cardKey(r))!).filter(Boolean);
@@ -96,7 +109,7 @@ export async function runQuestions(opts: { small?: boolean; embedder?: Embedder;
     const row = (label: string, rank: (l: Lists) => RankedRef[]) => {
       const styles = [...new Set(real.map((l) => l.q.style))];
       const per = styles.map((s) => `${s} ${fmt(recall(rank, 10, real.filter((l) => l.q.style === s)))}`).join('  ');
-      log(`  ${label.padEnd(34)} ${fmt(recall(rank, 5))}    ${fmt(recall(rank, 10))}    | ${per}`);
+      log(`  ${label.padEnd(44)} ${fmt(recall(rank, 5))}    ${fmt(recall(rank, 10))}    | ${per}`);
     };
 
     log(`\n1. recall@5 / recall@10 over ${real.length} answerable questions (per style: recall@10)`);
@@ -106,6 +119,11 @@ export async function runQuestions(opts: { small?: boolean; embedder?: Embedder;
     row('now: keyword', (l) => keywordOnly(l, RANKING));
     row('now: semantic', (l) => semanticOnly(l, RANKING));
     row('now: hybrid', (l) => hybrid(l, RANKING));
+    for (const name of Object.keys(PLAN_VARIANTS)) {
+      const planned = (l: Lists): Lists => ({ ...l, keyword: new Map([[RANKING.rankNormalisation, l.keywordByPlan.get(name)!]]) });
+      row(`${name}: keyword`, (l) => keywordOnly(planned(l), RANKING));
+      row(`${name}: hybrid`, (l) => hybrid(planned(l), RANKING));
+    }
 
     log('\n2. sweeps (hybrid, one constant at a time around ranking.ts; recall@5 / recall@10)');
     const sweep = (name: keyof Ranking, values: number[]) =>

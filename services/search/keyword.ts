@@ -133,7 +133,8 @@ function partSelect(p: Part, q: TextQuery, filters: SearchFilters, limit: number
   // the lateral subquery a subquery run once per term: folded into one join of the terms with the
   // table, PGlite planned a scan of the table testing every card against every term (a 50-word
   // text on 2,000 cards took 700 ms in PGlite instead of 270).
-  const norm = sql`(1 + ${sql.lit(BM25_K1)} * (${sql.lit(1 - BM25_B)} + ${sql.lit(BM25_B)} * m.size / ${sql.lit(plan.averageSize)}::float8))`;
+  const b = limits.lengthDamping ?? BM25_B;
+  const norm = sql`(1 + ${sql.lit(BM25_K1)} * (${sql.lit(1 - b)} + ${sql.lit(b)} * m.size / ${sql.lit(plan.averageSize)}::float8))`;
   return sql`(${head}
       FROM (SELECT m.id FROM (VALUES ${sql.join(terms)}) w(term, weight)
              CROSS JOIN LATERAL (SELECT c.id, pg_column_size(c.search) AS size FROM ${table} c, q WHERE c.search @@ w.term${excluded} AND ${filter('c')} OFFSET 0) m

@@ -21,7 +21,7 @@ import { kindName, parseInput, reason, slug, subjectRef, tag } from '../knowledg
 import { addTags, normaliseTags, type TagRename } from '../knowledge/tags.js';
 import { findTopic, insertTopicIfAbsent, lockTopic, readableSubjects, toTopic, updateTopicIn, type Topic } from '../knowledge/topics.js';
 import { rankedSearch, type SearchDeps } from './search.js';
-import { MATCH_ROW_BUDGET, type PlanLimits } from './selectivity.js';
+import type { PlanLimits } from './selectivity.js';
 import { judgementModelFor } from './calibration.js';
 import { judgePair, pairEvidence, type PairEvidence, type Verdict } from './judgement.js';
 import { lexemesOf, topicLexemes } from './similarity.js';
@@ -45,6 +45,12 @@ export const rememberInput = z.object({
 });
 export type RememberInput = z.input<typeof rememberInput>;
 
+/**
+ * Rows the candidate searches may select in a table: search's budget until 2026-12-03, when
+ * search's fell to 2,000 (selectivity.ts, MATCH_ROW_BUDGET). Search before add was judged with
+ * this one (bench/judgement/), so it stays until that bench says otherwise.
+ */
+export const CANDIDATE_ROW_BUDGET = 3_000;
 /** Candidates taken from each search (text, title) before weighing. */
 const CANDIDATES_PER_SEARCH = 8;
 /**
@@ -57,7 +63,7 @@ const CANDIDATES_PER_SEARCH = 8;
  * 100 is planned, its 16 rarest words select, and the best 100 of the selected cards are ranked
  * (still with every word).
  */
-export const CANDIDATE_PLAN_LIMITS: PlanLimits = Object.freeze({ rankAll: 100, budget: MATCH_ROW_BUDGET, rerankFactor: 2, maxTerms: 16 });
+export const CANDIDATE_PLAN_LIMITS: PlanLimits = Object.freeze({ rankAll: 100, budget: CANDIDATE_ROW_BUDGET, rerankFactor: 2, maxTerms: 16 });
 /** At most this many `mentions` links from a new card, the most likely first. */
 export const MAX_LINKS = 3;
 

@@ -59,16 +59,23 @@ export const RANK_ALL_ROWS = 400;
 /**
  * Estimated rows a planned search may select in one table. Selecting costs about two
  * microseconds a row on a server (an index lookup and a heap visit, no tsvector read), five
- * to ten in PGlite; only the best-scored RERANK_FACTOR x depth (500 for a normal search) are
- * then ranked (keyword.ts). 3,000 rather than 5,000 (2026-12-02, the scale bench's 7,500-page
- * corpus and its 160 held-out queries with words, embedded): the keyword ranking's p95 fell from
- * 46-50 to 28-40 ms, its top 10 still held 87.0% of the exact ranking's (every match ranked by
- * ts_rank_cd; 87.2% at 5,000) and the same first card in 94.9% of queries; on the planner-quality
- * set (bench/search/planner-quality.ts) recall@5 0.417 against 0.458, one question of 24, and
- * 0.375 never planned. At 2,000 the overlap fell to 86.3% and planner-quality to 0.375 for no
- * further gain in time.
+ * to ten in PGlite; only the best-scored RERANK_FACTOR x depth (100 for a normal search) are
+ * then ranked (keyword.ts). Chosen with RERANK_FACTOR on bench/scale/keyword-plans.ts (the
+ * scale bench's 7,500-page brain, 160 held-out queries with words) and
+ * bench/search/planner-quality.ts (the labelled relevance set among 20,000 distractors),
+ * 2026-12-03; before, 3,000 and x10:
+ *   - keyword ranking p95 at 7,500 pages 27-30 -> 18 ms; the card a query was drawn from first
+ *     in 73.9% of queries and in the top 10 in 77.7% (72.6% and 77.7% before; the exact ranking,
+ *     every match ranked by ts_rank_cd: 72.6% and 77.1%);
+ *   - planner quality recall@5 0.458 and nDCG@10 0.402 (0.417 and 0.345 before; never planned
+ *     0.375 and 0.362);
+ *   - agreement with the exact ranking's top 10 fell from 85.6% to 71.3%: it is not relevance;
+ *   - the question set (bench/search/questions.ts, 2,999 cards) is too small to be planned: the
+ *     same 0.805 / 0.871 hybrid recall@5 / @10 under every limit.
+ * 1,500 (with x2) was faster still (13 ms p95) but gave back the planner-quality gain (0.417 /
+ * 0.375); earlier (2026-12-02, x10) 5,000 -> 3,000 took the p95 from 46-50 to 28-40 ms.
  */
-export const MATCH_ROW_BUDGET = 3_000;
+export const MATCH_ROW_BUDGET = 2_000;
 
 /** Pairs of common words tried at most (a seven-word question of common words has 21). */
 const MAX_PAIRS = 10;
@@ -89,9 +96,12 @@ export interface PlanLimits {
    * dozens of words, and each selecting word is an index lookup and a visit of its cards.
    */
   maxTerms?: number;
+  /** BM25's b for the cheap first stage (keyword.ts): how much a card's stored size damps its score; default BM25_B. */
+  lengthDamping?: number;
 }
 
-export const RERANK_FACTOR = 10;
+/** See MATCH_ROW_BUDGET for how it was chosen (10 before 2026-12-03). */
+export const RERANK_FACTOR = 2;
 
 export const DEFAULT_PLAN_LIMITS: PlanLimits = Object.freeze({ rankAll: RANK_ALL_ROWS, budget: MATCH_ROW_BUDGET, rerankFactor: RERANK_FACTOR });
 

@@ -105,4 +105,23 @@ describe('scale corpus', () => {
     for (const q of qs.filter((x) => x.shape === 'timeline')) expect(q.text.split(' ').length).toBeGreaterThanOrEqual(3);
     for (const q of qs.filter((x) => x.shape === 'name')) expect(model.pages.some((p) => p.title === q.text)).toBe(true);
   });
+
+  it('says what each query was drawn from, so a bench can tell whether an answer found it', () => {
+    const qs = heldOutQueries(model, 100, 3);
+    const of = (shape: string) => qs.filter((q) => q.shape === shape);
+    expect(of('nonsense')).toHaveLength(20);
+    expect(of('nonsense').filter((q) => q.target !== undefined)).toHaveLength(0);
+    expect(of('name')).toHaveLength(20);
+    for (const q of of('name')) expect(q.target).toEqual({ title: q.text });
+    expect(of('timeline')).toHaveLength(20);
+    for (const q of of('timeline')) expect(q.target).toEqual({ phrase: q.text });
+    expect(of('rare')).toHaveLength(20);
+    for (const q of of('rare')) expect(q.target).toEqual({ words: q.text.split(' ') });
+    expect(of('question')).toHaveLength(20);
+    for (const q of of('question')) {
+      const words = (q.target as { words: string[] }).words;
+      expect(words).toHaveLength(1);
+      expect(q.text.split(' ')).toContain(words[0]);
+    }
+  });
 });

@@ -67,6 +67,26 @@ describeOnBothDatabases('keyword search on big tables (planned)', (brain) => {
     expect(excluded.hits.map((h) => h.slug)).not.toContain('svc/mqtt');
   });
 
+  it("averages the search column's stored size as pg_column_size gives it, also where it is TOASTed out of line", async () => {
+    // Cards of 400 distinct 32-character words: each tsvector is several kB, stored out of line,
+    // where pg_stats.avg_width sees only the 18-byte pointer.
+    await brain().admin.exec(
+      `INSERT INTO novel.topics (slug, kind, title, body)
+       SELECT 'long/' || g, 'concept', 'Long ' || g, (SELECT string_agg(md5(g::text || '-' || i), ' ') FROM generate_series(1, 400) i)
+         FROM generate_series(1, 200) g`,
+    );
+    await brain().admin.exec('ANALYZE novel.topics');
+    const [stored] = await brain().admin.query<{ avg: number; width: number }>(
+      "SELECT avg(pg_column_size(search))::float8 AS avg, (SELECT avg_width FROM pg_stats WHERE schemaname = 'novel' AND tablename = 'topics' AND attname = 'search') AS width FROM novel.topics",
+    );
+    expect(stored!.width).toBeLessThan(100);
+    expect(stored!.avg).toBeGreaterThan(2_000);
+    const novel = await contextFor(brain(), 'novel');
+    const stats = (await searchColumnStats(novel.db, [{ subject: 'novel', table: 'topics' }])).get('novel.topics')!;
+    expect(stats.averageSize).toBeGreaterThan(stored!.avg * 0.9);
+    expect(stats.averageSize).toBeLessThan(stored!.avg * 1.1);
+  });
+
   it('shows a role no statistics of a table it cannot read', async () => {
     const own = await searchColumnStats(homelab.db, [{ subject: 'homelab', table: 'topics' }]);
     expect(own.get('homelab.topics')!.frequencies.get('server')).toBeGreaterThan(0.9);
