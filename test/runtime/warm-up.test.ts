@@ -1,0 +1,57 @@
+// A starting server's warm-up (services/runtime/warm-up.ts): after one search of each kind, the
+// first subject asks itself questions drawn from its own newest cards (warm-queries.ts), so
+// Postgres's code is optimised before real searches need it. Real embedded brain; the searches
+// are counted by the keyword statements that reach the database.
+import type { Logger } from 'pino';
+import { beforeAll, expect, it } from 'vitest';
+import { createTopic, recordEpisode, type BrainContext } from '../../services/knowledge/index.js';
+import type { RunningSubjectServer } from '../../services/runtime/subject-server.js';
+import { WARM_SEARCHES, warmUpQueries } from '../../services/runtime/warm-queries.js';
+import { warmUp } from '../../services/runtime/warm-up.js';
+import { describeOn } from '../support/both-databases.js';
+import { contextFor } from '../support/knowledge.js';
+
+describeOn('pglite', 'the warm-up', (brain) => {
+  let homelab: BrainContext;
+  beforeAll(async () => {
+    homelab = await contextFor(brain(), 'homelab');
+    for (const [slug, title] of [['svc/nas', 'NAS backups'], ['svc/dns', 'Pi-hole DNS'], ['svc/mqtt', 'MQTT broker']]) {
+      await createTopic(homelab, { slug: slug!, kind: 'tool', title: title!, body: `${title} notes.` });
+    }
+    await recordEpisode(homelab, { kind: 'note', occurredAt: '2026-11-01', title: 'Rotated keys', summary: 'Rotated the restic repository keys after the disk swap on the NAS' });
+    await recordEpisode(homelab, { kind: 'note', occurredAt: '2026-11-02', title: 'Router reboot: firmware 7.2 applied' });
+  }, 60_000);
+
+  it('draws its questions from the newest cards, titles and the first words of episodes in turn', async () => {
+    expect(WARM_SEARCHES).toBeGreaterThanOrEqual(10);
+    expect(await warmUpQueries(homelab, 4)).toEqual(['MQTT broker', 'Router reboot: firmware 7.2 applied', 'Pi-hole DNS', 'Rotated the restic repository keys']);
+    // Fewer cards than asked for: every card once.
+    expect(await warmUpQueries(homelab, 50)).toHaveLength(5);
+    expect(await warmUpQueries(await contextFor(brain(), 'novel'), 10)).toEqual([]);
+  });
+
+  it('runs one search per question after the first ones, and says so', async () => {
+    let keywordStatements = 0;
+    const counted: BrainContext = {
+      ...homelab,
+      db: homelab.db.withPlugin({
+        transformQuery: (args) => {
+          if (JSON.stringify(args.node).includes('ts_rank_cd')) keywordStatements++;
+          return args.node;
+        },
+        transformResult: async (args) => args.result,
+      }),
+    };
+    const lines: { msg: string; obj: Record<string, unknown> }[] = [];
+    const logger = { info: (obj: Record<string, unknown>, msg: string) => lines.push({ msg, obj }), warn: () => undefined } as unknown as Logger;
+    const server = { ctx: counted, subject: homelab.subject } as unknown as RunningSubjectServer;
+    const { done, status } = warmUp([server], { embedder: undefined, reason: 'none in this test' }, logger, 0);
+    await done;
+    expect(status.state).toBe('ready');
+    const warmed = lines.filter((l) => l.msg === 'warmed the search code');
+    expect(warmed).toHaveLength(1);
+    expect(warmed[0]!.obj).toMatchObject({ searches: 5, failed: 0 });
+    // The first keyword search ("warm up"), then the five questions.
+    expect(keywordStatements).toBe(6);
+  });
+});
