@@ -22,6 +22,19 @@ export async function createContext(subject: Subject, db: Db): Promise<BrainCont
   return { subject, db, kinds: kinds.rows };
 }
 
+/** The order createContext reads brain.kinds in. */
+function byClassAndName(a: Kind, b: Kind): number {
+  return a.class < b.class ? -1 : a.class > b.class ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+/**
+ * A context whose kinds come from kinds.yaml instead of brain.kinds (which the bootstrap fills
+ * from it), in the same order: for a server that answers before its database is open.
+ */
+export function contextWithKinds(subject: Subject, db: Db, kinds: readonly Kind[]): BrainContext {
+  return { subject, db, kinds: [...kinds].sort(byClassAndName) };
+}
+
 /** Why a write happens: recorded in the outbox by the triggers, per transaction. */
 export interface WriteIntent {
   operation: string;

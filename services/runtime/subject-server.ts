@@ -7,7 +7,7 @@ import type { OAuthAuthority } from '../auth/authority.js';
 import { remoteSession } from '../auth/remote-session.js';
 import type { Subject } from '../../config/subjects.js';
 import type { SubjectDb } from '../../db/subject-db.js';
-import { createContext, type BrainContext } from '../knowledge/index.js';
+import { contextWithKinds, createContext, type BrainContext } from '../knowledge/index.js';
 import { buildHttpApp, type BrainHttpApp } from '../mcp/http.js';
 import { createBrainServer } from '../mcp/server.js';
 import type { AnyBrainTool } from '../mcp/tools/types.js';
@@ -51,13 +51,8 @@ export interface RunningSubjectServer {
   close(): Promise<void>;
 }
 
-/** The order createContext reads brain.kinds in. */
-function byClassAndName(a: Kind, b: Kind): number {
-  return a.class < b.class ? -1 : a.class > b.class ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
-}
-
 export async function startSubjectServer(opts: SubjectServerOptions): Promise<RunningSubjectServer> {
-  const ctx: BrainContext = opts.kinds ? { subject: opts.subject, db: opts.handle.db, kinds: [...opts.kinds].sort(byClassAndName) } : await createContext(opts.subject, opts.handle.db);
+  const ctx: BrainContext = opts.kinds ? contextWithKinds(opts.subject, opts.handle.db, opts.kinds) : await createContext(opts.subject, opts.handle.db);
   const log = opts.logger.child({ subject: opts.subject.name });
   const { services, embedding } = subjectServices(ctx, opts.embedder ?? { embedder: undefined, reason: 'no embedder configured: keyword search only' }, log, opts.proposalTtlMinutes);
   const app = await buildHttpApp({
