@@ -35,6 +35,8 @@ export const serve: Command = {
         await bridgeStdio(endpoint.url, endpoint.tokenFile ? readFileSync(endpoint.tokenFile, 'utf8').trim() : undefined, logger);
         return 0;
       }
+      // Postgres's WebAssembly compiles on a worker thread while this one loads the server's modules.
+      if (rt.mode === 'embedded') import('../../db/postgres-wasm.js').then((m) => m.startCompilingPostgres(), () => undefined);
       return (await import('../serve-stdio.js')).serveStdio(rt, name, logger);
     }
     const port = values.port === undefined ? undefined : Number(values.port);
