@@ -8,7 +8,14 @@
 // Left out of the bundle, loaded from node_modules as before: PGlite and its extensions (they
 // read their .wasm, .data and .tar.gz files next to their own modules) and the offline model
 // (its thread imports it by the path the main thread resolves), and koffi (a native module with
-// its prebuilt binaries, db/process-memory.ts). dist/cli/brain.js written by tsc
+// its prebuilt binaries, db/process-memory.ts). Left out too, because Fastify requires them only
+// when it builds a route's JSON-schema validator or serializer, which no route here has, or for
+// app.inject(), which only the tests call: @fastify/ajv-compiler and
+// @fastify/fast-json-stringify-compiler (Ajv, fast-json-stringify, fast-uri with them) and
+// light-my-request. In the bundle they were never run but parsed on every start: the chunk a
+// server loads before it listens went from 1,064 to 726 kB, and listening from a median of 427
+// to 395 ms (six alternating starts each, 7,500-page brain, 3 December 2026). Were one
+// needed, it loads from node_modules as the packages above do. dist/cli/brain.js written by tsc
 // alone is a one-line import of the unbundled dispatcher, which works too, only slower.
 //
 // Run after tsc (scripts/build-if-stale.mjs does both); plain JavaScript, like the build check.
@@ -22,6 +29,8 @@ const CLI = join(ROOT, 'dist', 'cli');
 const INPUT = join(CLI, 'main.js');
 /** The first line after the shebang of a bundled dist/cli/brain.js (scripts/build-if-stale.mjs looks for it). */
 export const BUNDLE_MARK = '// claude-brain bundle';
+/** Packages Fastify requires only on demand, none of which a server here ever demands (see above). */
+export const LAZY_FASTIFY_PARTS = ['@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler', 'light-my-request'];
 
 /**
  * What db/bootstrap-state.ts hashes as "the bootstrap's own code" when it runs from dist/:
@@ -44,7 +53,7 @@ export async function bundle() {
   const build = await rolldown({
     input: { brain: INPUT },
     platform: 'node',
-    external: [/^@electric-sql\//, /^@energetic-ai\//, 'pg-native', 'koffi'],
+    external: [/^@electric-sql\//, /^@energetic-ai\//, 'pg-native', 'koffi', ...LAZY_FASTIFY_PARTS],
     transform: { define: { __BOOTSTRAP_CODE_DIGEST__: JSON.stringify(bootstrapCodeDigest()) } },
     logLevel: 'warn',
   });

@@ -31,6 +31,16 @@ describe('the bundled CLI', () => {
     expect(env).toMatch(/\bMALLOC_TRIM_THRESHOLD_=131072\b/);
   });
 
+  it("leaves out what Fastify requires only on demand (schema compilers, inject), which a server here never demands", () => {
+    const chunks = join(PACKAGE_ROOT, 'dist', 'cli', 'chunks');
+    const maps = readdirSync(chunks).filter((f) => f.endsWith('.js.map'));
+    expect(maps.length).toBeGreaterThan(10);
+    const sources = maps.flatMap((f) => (JSON.parse(readFileSync(join(chunks, f), 'utf8')) as { sources: string[] }).sources);
+    expect(sources.filter((s) => s.includes('node_modules/fastify/')).length).toBeGreaterThan(10);
+    // fast-json-stringify's serializer runtime stays: Fastify's error serializer uses it; its compiler does not.
+    expect(sources.filter((s) => /node_modules\/(ajv|ajv-formats|light-my-request|@fastify\/ajv-compiler|@fastify\/fast-json-stringify-compiler)\/|node_modules\/fast-json-stringify\/index\.js/.test(s))).toEqual([]);
+  });
+
   it('compiles in the digest of the bootstrap code that the unbundled modules compute from their files', async () => {
     const { bootstrapCodeDigest } = (await import(join(PACKAGE_ROOT, 'scripts', 'bundle.mjs'))) as { bootstrapCodeDigest(): string };
     const fromDist = (await import(join(PACKAGE_ROOT, 'dist', 'db', 'bootstrap-state.js'))) as { bootstrapCodeDigest(): string };
