@@ -6,7 +6,8 @@
 // over HTTP listens first (services/runtime/serve.ts): a client that spawns it (Claude Desktop,
 // Claude Code) gets `initialize` and `tools/list` while PGlite starts and the bootstrap check
 // runs, and a tool call waits for them (every statement does, PGliteRoleDialect). Opened first,
-// `initialize` took 1.1-2.5 s at 7,500 pages (docs/performance.md, "A start over stdio").
+// `initialize` took 1.1-2.5 s at 7,500 pages, now about half a second (docs/clients.md, "stdio
+// instead of HTTP"; bench/cli/stdio-start.ts).
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { Logger } from 'pino';
 import { loadKinds } from '../config/kinds.js';

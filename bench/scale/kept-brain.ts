@@ -25,3 +25,23 @@ export function keptBrainEnv(dir: string, extra: NodeJS.ProcessEnv = {}): NodeJS
     ...extra,
   };
 }
+
+/** The command-line options every bench on a kept brain takes (parseArgs), to spread into its own. */
+export const KEPT_BRAIN_OPTIONS = {
+  brain: { type: 'string' },
+  pages: { type: 'string', default: '7500' },
+  seed: { type: 'string', default: '1' },
+  queries: { type: 'string', default: '200' },
+} as const;
+
+/** A whole number option at least `min`; throws, naming the option, otherwise. */
+export function wholeOption(name: string, raw: string, min: number): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be a whole number >= ${min}, got ${raw}`);
+  return n;
+}
+
+/** KEPT_BRAIN_OPTIONS checked: the size directory and the scale run's pages, seed and query count. */
+export function keptBrainArgs(values: { brain?: string | undefined; pages: string; seed: string; queries: string }): { dir: string; pages: number; seed: number; count: number } {
+  return { dir: keptBrainDir(values.brain), pages: wholeOption('pages', values.pages, 10), seed: wholeOption('seed', values.seed, 0), count: wholeOption('queries', values.queries, 5) };
+}

@@ -24,7 +24,7 @@ import { parseTextQuery } from '../../services/search/text-query.js';
 import type { SearchFilters } from '../../services/search/types.js';
 import { percentile } from '../search/metrics.js';
 import { SUBJECT } from './brain-home.js';
-import { keptBrainDir, keptBrainEnv } from './kept-brain.js';
+import { KEPT_BRAIN_OPTIONS, keptBrainArgs, keptBrainEnv } from './kept-brain.js';
 import { keptBrainQueries, type Query, type QueryTarget } from './queries.js';
 import type { Db } from '../../services/knowledge/context.js';
 
@@ -42,15 +42,12 @@ const VARIANTS: Record<string, PlanLimits> = {
 
 const { values } = parseArgs({
   options: {
-    brain: { type: 'string' },
-    pages: { type: 'string', default: '7500' },
-    seed: { type: 'string', default: '1' },
-    queries: { type: 'string', default: '200' },
+    ...KEPT_BRAIN_OPTIONS,
     variants: { type: 'string' },
   },
 });
-const dir = keptBrainDir(values.brain);
-const queries = keptBrainQueries(Number(values.pages), Number(values.seed), Number(values.queries)).filter((q) => q.shape !== 'nonsense');
+const { dir, pages, seed, count } = keptBrainArgs(values);
+const queries = keptBrainQueries(pages, seed, count).filter((q) => q.shape !== 'nonsense');
 const chosen = values.variants ? ['exact', ...values.variants.split(',').filter((v) => v !== 'exact')] : Object.keys(VARIANTS);
 for (const v of chosen) if (!VARIANTS[v]) throw new Error(`no variant "${v}": choose among ${Object.keys(VARIANTS).join(', ')}`);
 

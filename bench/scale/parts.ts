@@ -38,17 +38,14 @@ import type { SearchFilters } from '../../services/search/types.js';
 import { subjectsWithVectors, vectorSearch } from '../../services/search/vectors.js';
 import { percentile } from '../search/metrics.js';
 import { SUBJECT } from './brain-home.js';
-import { keptBrainDir, keptBrainEnv } from './kept-brain.js';
+import { KEPT_BRAIN_OPTIONS, keptBrainArgs, keptBrainEnv, wholeOption } from './kept-brain.js';
 import { connect, runQueries } from './mcp.js';
 import { loadAverage, startServer } from './processes.js';
 import { keptBrainQueries, type Query } from './queries.js';
 
 const { values } = parseArgs({
   options: {
-    brain: { type: 'string' },
-    pages: { type: 'string', default: '7500' },
-    seed: { type: 'string', default: '1' },
-    queries: { type: 'string', default: '200' },
+    ...KEPT_BRAIN_OPTIONS,
     mode: { type: 'string', default: 'hybrid' },
     pace: { type: 'string', default: '60' },
     'embed-delay-ms': { type: 'string', default: '0' },
@@ -59,16 +56,20 @@ const fail = (why: string): never => {
   console.error(why);
   process.exit(2);
 };
-const whole = (name: string, raw: string, min: number): number => (Number.isInteger(Number(raw)) && Number(raw) >= min ? Number(raw) : fail(`--${name} must be a whole number >= ${min}, got ${raw}`));
-let dir = '';
+const whole = (name: string, raw: string, min: number): number => {
+  try {
+    return wholeOption(name, raw, min);
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+};
+let kept = { dir: '', pages: 0, seed: 0, count: 0 };
 try {
-  dir = keptBrainDir(values.brain);
+  kept = keptBrainArgs(values);
 } catch (error) {
   fail((error as Error).message);
 }
-const pages = whole('pages', values.pages, 10);
-const seed = whole('seed', values.seed, 0);
-const count = whole('queries', values.queries, 5);
+const { dir, pages, seed, count } = kept;
 const paceMs = whole('pace', values.pace, 0);
 const embedDelayMs = whole('embed-delay-ms', values['embed-delay-ms'], 0);
 const slowest = whole('slowest', values.slowest, 0);

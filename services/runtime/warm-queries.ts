@@ -1,13 +1,14 @@
 // The questions a starting server asks itself (warm-up.ts), drawn from the subject's own cards:
 // the titles of its newest topics, as someone asks for a person or a project, and a few words
-// of its newest episodes (the summary, else the title), as someone half remembers a note. What they warm is code, not data:
-// Postgres's WebAssembly starts on V8's baseline compiler and is optimised function by function
-// as it runs hot, and one search of each kind left a freshly started server's first real
-// searches half as slow again as later ones. On the scale bench's 7,500-page brain (hybrid,
-// in-process, 2026-12-03), 100 held-out queries after 5 other searches: p50 / p95 29.5 / 58.9 ms;
-// after 20: 23.5 / 39.9 ms; the same queries a second time: 21-25 / 35-41 ms. Queries of half
-// the set run after the other half did as well as run a second time, so what is cold is the
-// code every search shares, not the pages each one reads.
+// of its newest episodes (the summary, else the title), as someone half remembers a note.
+// What they warm is code, not data: Postgres's WebAssembly starts on V8's baseline compiler
+// and is optimised function by function as it runs hot, and one search of each kind left a
+// freshly started server's first real searches much slower than later ones. On the scale
+// bench's 7,500-page brain (hybrid, in-process, 2026-12-03), 100 held-out queries after 5
+// other searches: p50 / p95 29.5 / 58.9 ms; after 20: 23.5 / 39.9 ms; the same queries a
+// second time: 21-25 / 35-41 ms. Queries of half the set run after the other half did as well
+// as run a second time, so what is cold is the code every search shares, not the pages each
+// one reads.
 import { sql } from 'kysely';
 import type { BrainContext } from '../knowledge/context.js';
 

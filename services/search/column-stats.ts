@@ -47,7 +47,7 @@ export async function searchColumnStats(db: Db | Trx, tables: readonly SearchTab
   return new Map(tables.map((t) => [tableKey(t), byTable.get(tableKey(t))?.stats ?? NONE]));
 }
 
-/** Rows whose stored size is averaged (averageStoredSize): 1 ms at 7,500 pages, within 2% of the full average. */
+/** Rows whose stored size is averaged (averageStoredSize): 1 ms at 7,500 pages, within 3% of the full average. */
 const SIZE_SAMPLE_ROWS = 500;
 
 /**
