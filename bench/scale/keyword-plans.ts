@@ -46,7 +46,15 @@ const { values } = parseArgs({
     variants: { type: 'string' },
   },
 });
-const { dir, pages, seed, count } = keptBrainArgs(values);
+const args = (() => {
+  try {
+    return keptBrainArgs(values);
+  } catch (error) {
+    console.error((error as Error).message);
+    return process.exit(2);
+  }
+})();
+const { dir, pages, seed, count } = args;
 const queries = keptBrainQueries(pages, seed, count).filter((q) => q.shape !== 'nonsense');
 const chosen = values.variants ? ['exact', ...values.variants.split(',').filter((v) => v !== 'exact')] : Object.keys(VARIANTS);
 for (const v of chosen) if (!VARIANTS[v]) throw new Error(`no variant "${v}": choose among ${Object.keys(VARIANTS).join(', ')}`);
