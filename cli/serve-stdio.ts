@@ -14,12 +14,11 @@ import { loadKinds } from '../config/kinds.js';
 import type { RuntimeConfig } from '../config/runtime.js';
 import { findSubject, loadSubjects } from '../config/subjects.js';
 import { openSubject, type SubjectConnection } from '../db/open.js';
-import { findRunning } from '../db/running-file.js';
 import { openEmbeddedSubjectDb } from '../db/subject-db.js';
 import { contextWithKinds, createContext, type BrainContext } from '../services/knowledge/index.js';
 import { createBrainServer } from '../services/mcp/server.js';
 import { chooseEmbedder, subjectServices } from '../services/runtime/embedding.js';
-import { maintainWhileServing, shareEmbedded } from '../services/runtime/serve.js';
+import { embeddedOpening, maintainWhileServing, opensDataDirectory, shareEmbedded } from '../services/runtime/serve.js';
 
 interface Serving {
   ctx: BrainContext;
@@ -34,12 +33,7 @@ interface Serving {
 function serveWhileOpening(rt: RuntimeConfig, name: string, logger: Logger, opening: Promise<SubjectConnection>): Serving {
   const subjects = loadSubjects(rt.subjectsFile);
   const subject = findSubject(subjects, name);
-  const embedded = opening.then((c) => {
-    if (c.embedded) return c.embedded;
-    // Another brain published its link between the look in serveStdio and the open.
-    throw new Error(`another process started serving this brain while ${name} was starting (${c.linkedTo ?? 'unknown'}); start brain serve --stdio again to serve through it`);
-  });
-  embedded.catch(() => undefined);
+  const embedded = embeddedOpening(opening, name, 'brain serve --stdio');
   const handle = openEmbeddedSubjectDb(embedded, subject);
   let stopMaintenance = async () => undefined as void;
   let withdraw = async () => undefined as void;
@@ -75,7 +69,7 @@ async function serveOpened(opening: Promise<SubjectConnection>): Promise<Serving
 export async function serveStdio(rt: RuntimeConfig, name: string, logger: Logger): Promise<number> {
   const opening = openSubject(rt, name, logger);
   opening.catch(() => undefined);
-  const first = rt.mode === 'embedded' && !findRunning(rt.home)?.link;
+  const first = opensDataDirectory(rt);
   let serving: Serving;
   try {
     serving = first ? serveWhileOpening(rt, name, logger, opening) : await serveOpened(opening);

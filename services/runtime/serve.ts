@@ -185,7 +185,7 @@ export async function serveOne(
   // This process takes the embedded data directory (no running brain to link to): listen first,
   // as brain up does, while PGlite starts and the bootstrap check runs; every statement waits
   // for them (PGliteRoleDialect). Otherwise the connection is quick (a server's pool, a link).
-  if (rt.mode === 'embedded' && !findRunning(rt.home)?.link) return serveOneOpening(rt, name, logger, port, phases, choosing, connecting, gate);
+  if (opensDataDirectory(rt)) return serveOneOpening(rt, name, logger, port, phases, choosing, connecting, gate);
   // Nothing to listen before: whatever the connection is (a pool, a link, a brain opened after
   // all), it goes on now.
   gate?.open();
@@ -226,6 +226,29 @@ function warmUpOnceOpen(after: () => AfterListening | undefined): WarmUpState {
   };
 }
 
+/**
+ * Whether this process opens the embedded data directory itself (no running brain to link to):
+ * then it answers before the brain is open (serveOneOpening, and `serve --stdio`), every
+ * statement waiting for the open (PGliteRoleDialect).
+ */
+export function opensDataDirectory(rt: RuntimeConfig): boolean {
+  return rt.mode === 'embedded' && !findRunning(rt.home)?.link;
+}
+
+/**
+ * The embedded brain `connecting` opens, for a server that answers before it is open. Rejects
+ * when another brain published its link between opensDataDirectory's look and the open: then
+ * `command` started again serves through it.
+ */
+export function embeddedOpening(connecting: Promise<SubjectConnection>, name: string, command: string): Promise<EmbeddedDatabase> {
+  const embedded = connecting.then((c) => {
+    if (c.embedded) return c.embedded;
+    throw new Error(`another process started serving this brain while ${name} was starting (${c.linkedTo ?? 'unknown'}); start ${command} again to serve through it`);
+  });
+  embedded.catch(() => undefined);
+  return embedded;
+}
+
 /** serveOne on the embedded brain this process is opening: the server listens before it is open. */
 async function serveOneOpening(
   rt: RuntimeConfig,
@@ -249,12 +272,7 @@ async function serveOneOpening(
       throw error;
     }
   })();
-  const embedded = connecting.then((c) => {
-    if (c.embedded) return c.embedded;
-    // Another brain published its link between the look above and the open: this one serves through it.
-    throw new Error(`another process started serving this brain while ${name} was starting (${c.linkedTo ?? 'unknown'}); start brain serve again to serve through it`);
-  });
-  embedded.catch(() => undefined);
+  const embedded = embeddedOpening(connecting, name, 'brain serve');
   const handle = openEmbeddedSubjectDb(embedded, subject);
   let server: RunningSubjectServer | undefined;
   let after: AfterListening | undefined;
