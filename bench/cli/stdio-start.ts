@@ -8,13 +8,12 @@
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { BRAIN_BIN, loadAverage } from '../scale/processes.js';
-import { keptBrainDir, keptBrainEnv } from '../scale/kept-brain.js';
+import { keptBrainDir, keptBrainEnv, orExit, wholeOption } from '../scale/kept-brain.js';
 import { percentile } from '../search/metrics.js';
 
 const { values } = parseArgs({ options: { brain: { type: 'string' }, runs: { type: 'string', default: '8' }, subject: { type: 'string', default: 'homelab' } } });
-const dir = keptBrainDir(values.brain);
-const runs = Number(values.runs);
-if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a whole number >= 1, got ${values.runs}`);
+const dir = orExit(() => keptBrainDir(values.brain));
+const runs = orExit(() => wholeOption('runs', values.runs!, 1));
 const env = keptBrainEnv(dir, { BRAIN_EMBEDDER: 'none' });
 
 const rpc = (id: number | undefined, method: string, params?: unknown) => `${JSON.stringify({ jsonrpc: '2.0', ...(id === undefined ? {} : { id }), method, ...(params === undefined ? {} : { params }) })}\n`;

@@ -45,3 +45,13 @@ export function wholeOption(name: string, raw: string, min: number): number {
 export function keptBrainArgs(values: { brain?: string | undefined; pages: string; seed: string; queries: string }): { dir: string; pages: number; seed: number; count: number } {
   return { dir: keptBrainDir(values.brain), pages: wholeOption('pages', values.pages, 10), seed: wholeOption('seed', values.seed, 0), count: wholeOption('queries', values.queries, 5) };
 }
+
+/** `fn`'s value; when it throws (a bad option, a missing brain), its message on stderr and exit 2, not a stack trace. */
+export function orExit<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    console.error((error as Error).message);
+    return process.exit(2);
+  }
+}

@@ -12,7 +12,7 @@
 //
 //   npm run build && node dist/bench/scale/keyword-plans.js --brain DIR/size-7500 [--pages 7500] [--seed 1] [--queries 200]
 import { parseArgs } from 'node:util';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { loadRuntimeConfig } from '../../config/runtime.js';
 import { openSubject } from '../../db/open.js';
 import { createContext } from '../../services/knowledge/context.js';
@@ -24,7 +24,7 @@ import { parseTextQuery } from '../../services/search/text-query.js';
 import type { SearchFilters } from '../../services/search/types.js';
 import { percentile } from '../search/metrics.js';
 import { SUBJECT } from './brain-home.js';
-import { KEPT_BRAIN_OPTIONS, keptBrainArgs, keptBrainEnv } from './kept-brain.js';
+import { KEPT_BRAIN_OPTIONS, keptBrainArgs, keptBrainEnv, orExit } from './kept-brain.js';
 import { keptBrainQueries, type Query, type QueryTarget } from './queries.js';
 import type { Db } from '../../services/knowledge/context.js';
 
@@ -46,15 +46,7 @@ const { values } = parseArgs({
     variants: { type: 'string' },
   },
 });
-const args = (() => {
-  try {
-    return keptBrainArgs(values);
-  } catch (error) {
-    console.error((error as Error).message);
-    return process.exit(2);
-  }
-})();
-const { dir, pages, seed, count } = args;
+const { dir, pages, seed, count } = orExit(() => keptBrainArgs(values));
 const queries = keptBrainQueries(pages, seed, count).filter((q) => q.shape !== 'nonsense');
 const chosen = values.variants ? ['exact', ...values.variants.split(',').filter((v) => v !== 'exact')] : Object.keys(VARIANTS);
 for (const v of chosen) if (!VARIANTS[v]) throw new Error(`no variant "${v}": choose among ${Object.keys(VARIANTS).join(', ')}`);
@@ -65,15 +57,19 @@ const key = (h: KeywordHit) => `${h.entity}:${h.id}`;
 /** The cards ('topic:7', 'episode:9') a target names, in the subject's tables. */
 async function targetCards(db: Db, target: QueryTarget): Promise<Set<string>> {
   const cfg = sql`brain.text_search_config()`;
-  const match =
-    'title' in target
-      ? { topics: sql`c.title = ${target.title}`, episodes: sql`false` }
-      : 'phrase' in target
-        ? { topics: sql`c.search @@ phraseto_tsquery(${cfg}, ${target.phrase})`, episodes: sql`c.search @@ phraseto_tsquery(${cfg}, ${target.phrase})` }
-        : { topics: sql`c.search @@ websearch_to_tsquery(${cfg}, ${target.words.join(' or ')})`, episodes: sql`c.search @@ websearch_to_tsquery(${cfg}, ${target.words.join(' or ')})` };
+  // A name is its page's title; a phrase or words are matched in either table's search column.
+  let topics: RawBuilder<unknown>;
+  let episodes: RawBuilder<unknown>;
+  if ('title' in target) {
+    topics = sql`c.title = ${target.title}`;
+    episodes = sql`false`;
+  } else {
+    const query = 'phrase' in target ? sql`phraseto_tsquery(${cfg}, ${target.phrase})` : sql`websearch_to_tsquery(${cfg}, ${target.words.join(' or ')})`;
+    topics = episodes = sql`c.search @@ ${query}`;
+  }
   const rows = await sql<{ card: string }>`
-    SELECT 'topic:' || c.id AS card FROM ${sql.table(`${SUBJECT}.topics`)} c WHERE c.archived_at IS NULL AND ${match.topics}
-    UNION ALL SELECT 'episode:' || c.id FROM ${sql.table(`${SUBJECT}.episodes`)} c WHERE ${match.episodes}`.execute(db);
+    SELECT 'topic:' || c.id AS card FROM ${sql.table(`${SUBJECT}.topics`)} c WHERE c.archived_at IS NULL AND ${topics}
+    UNION ALL SELECT 'episode:' || c.id FROM ${sql.table(`${SUBJECT}.episodes`)} c WHERE ${episodes}`.execute(db);
   return new Set(rows.rows.map((r) => r.card));
 }
 
@@ -105,7 +101,7 @@ try {
       const { hits } = await run(q, limits);
       const took = performance.now() - began;
       ms.push(took);
-      byShape.set(q.shape, [...(byShape.get(q.shape) ?? []), took]);
+      byShape.set(q.shape, (byShape.get(q.shape) ?? []).concat(took));
       const top = hits.slice(0, 10).map(key);
       const target = targets.get(q.text);
       if (target && target.size > 0) {

@@ -38,7 +38,7 @@ import type { SearchFilters } from '../../services/search/types.js';
 import { subjectsWithVectors, vectorSearch } from '../../services/search/vectors.js';
 import { percentile } from '../search/metrics.js';
 import { SUBJECT } from './brain-home.js';
-import { KEPT_BRAIN_OPTIONS, keptBrainArgs, keptBrainEnv, wholeOption } from './kept-brain.js';
+import { KEPT_BRAIN_OPTIONS, keptBrainArgs, keptBrainEnv, orExit, wholeOption } from './kept-brain.js';
 import { connect, runQueries } from './mcp.js';
 import { loadAverage, startServer } from './processes.js';
 import { keptBrainQueries, type Query } from './queries.js';
@@ -56,20 +56,8 @@ const fail = (why: string): never => {
   console.error(why);
   process.exit(2);
 };
-const whole = (name: string, raw: string, min: number): number => {
-  try {
-    return wholeOption(name, raw, min);
-  } catch (error) {
-    return fail((error as Error).message);
-  }
-};
-let kept = { dir: '', pages: 0, seed: 0, count: 0 };
-try {
-  kept = keptBrainArgs(values);
-} catch (error) {
-  fail((error as Error).message);
-}
-const { dir, pages, seed, count } = kept;
+const whole = (name: string, raw: string, min: number): number => orExit(() => wholeOption(name, raw, min));
+const { dir, pages, seed, count } = orExit(() => keptBrainArgs(values));
 const paceMs = whole('pace', values.pace, 0);
 const embedDelayMs = whole('embed-delay-ms', values['embed-delay-ms'], 0);
 const slowest = whole('slowest', values.slowest, 0);
