@@ -46,12 +46,17 @@ export function keptBrainArgs(values: { brain?: string | undefined; pages: strin
   return { dir: keptBrainDir(values.brain), pages: wholeOption('pages', values.pages, 10), seed: wholeOption('seed', values.seed, 0), count: wholeOption('queries', values.queries, 5) };
 }
 
-/** `fn`'s value; when it throws (a bad option, a missing brain), its message on stderr and exit 2, not a stack trace. */
+/** Ends a bench that cannot run (a bad option, a missing brain): `why` on stderr and exit 2, not a stack trace. */
+export function fail(why: string): never {
+  console.error(why);
+  return process.exit(2);
+}
+
+/** `fn`'s value; when it throws, its message through fail. */
 export function orExit<T>(fn: () => T): T {
   try {
     return fn();
   } catch (error) {
-    console.error((error as Error).message);
-    return process.exit(2);
+    return fail((error as Error).message);
   }
 }

@@ -24,7 +24,7 @@ import { parseTextQuery } from '../../services/search/text-query.js';
 import type { SearchFilters } from '../../services/search/types.js';
 import { percentile } from '../search/metrics.js';
 import { SUBJECT } from './brain-home.js';
-import { KEPT_BRAIN_OPTIONS, keptBrainArgs, keptBrainEnv, orExit } from './kept-brain.js';
+import { fail, KEPT_BRAIN_OPTIONS, keptBrainArgs, keptBrainEnv, orExit } from './kept-brain.js';
 import { keptBrainQueries, type Query, type QueryTarget } from './queries.js';
 import type { Db } from '../../services/knowledge/context.js';
 
@@ -49,7 +49,7 @@ const { values } = parseArgs({
 const { dir, pages, seed, count } = orExit(() => keptBrainArgs(values));
 const queries = keptBrainQueries(pages, seed, count).filter((q) => q.shape !== 'nonsense');
 const chosen = values.variants ? ['exact', ...values.variants.split(',').filter((v) => v !== 'exact')] : Object.keys(VARIANTS);
-for (const v of chosen) if (!VARIANTS[v]) throw new Error(`no variant "${v}": choose among ${Object.keys(VARIANTS).join(', ')}`);
+for (const v of chosen) if (!VARIANTS[v]) fail(`no variant "${v}": choose among ${Object.keys(VARIANTS).join(', ')}`);
 
 const filters: SearchFilters = { kinds: [], tags: [], since: undefined, until: undefined, includeEpisodes: true, includeTopics: true };
 const key = (h: KeywordHit) => `${h.entity}:${h.id}`;

@@ -38,7 +38,7 @@ import type { SearchFilters } from '../../services/search/types.js';
 import { subjectsWithVectors, vectorSearch } from '../../services/search/vectors.js';
 import { percentile } from '../search/metrics.js';
 import { SUBJECT } from './brain-home.js';
-import { KEPT_BRAIN_OPTIONS, keptBrainArgs, keptBrainEnv, orExit, wholeOption } from './kept-brain.js';
+import { fail, KEPT_BRAIN_OPTIONS, keptBrainArgs, keptBrainEnv, orExit, wholeOption } from './kept-brain.js';
 import { connect, runQueries } from './mcp.js';
 import { loadAverage, startServer } from './processes.js';
 import { keptBrainQueries, type Query } from './queries.js';
@@ -52,10 +52,6 @@ const { values } = parseArgs({
     slowest: { type: 'string', default: '0' },
   },
 });
-const fail = (why: string): never => {
-  console.error(why);
-  process.exit(2);
-};
 const whole = (name: string, raw: string, min: number): number => orExit(() => wholeOption(name, raw, min));
 const { dir, pages, seed, count } = orExit(() => keptBrainArgs(values));
 const paceMs = whole('pace', values.pace, 0);
