@@ -1,8 +1,8 @@
 // What a server does once it listens, so the first search is as fast as the tenth: each
 // subject runs one search of each kind, which brings the catalog and the search indexes into
 // PGlite's cache; Ollama loads its model (into Ollama's memory, not this process's). Then the
-// first subject asks itself WARM_SEARCHES questions of its own (warm-queries.ts), which get
-// Postgres's code optimised before real searches need it. It runs in the background, after the
+// first subject asks itself a question of its own WARM_SEARCHES times (warm-queries.ts), which
+// gets Postgres's code optimised before real searches need it. It runs in the background, after the
 // banner, and a request that comes first simply does the same work.
 //
 // The offline model is not loaded here. Its threads hold 130-180 MB, most of what an idle server
@@ -18,30 +18,31 @@ import { OfflineEmbedder } from '../embeddings/offline.js';
 import { search } from '../search/index.js';
 import type { EmbedderChoice } from './embedding.js';
 import type { RunningSubjectServer } from './subject-server.js';
-import { warmUpQueries } from './warm-queries.js';
+import { WARM_SEARCHES, warmUpQuestion } from './warm-queries.js';
 
 /** The pause before each of warmCode's searches: a request that came meanwhile goes first. */
 const WARM_PAUSE_MS = 25;
 
 /**
- * The subject's own questions (warm-queries.ts), one at a time, so Postgres's code is optimised
- * before the first real searches rather than during them. Once per process: every subject of
+ * The subject's own question (warm-queries.ts), WARM_SEARCHES times one after another, so
+ * Postgres's code is optimised before the first real searches rather than during them. Once per process: every subject of
  * an embedded brain runs on the same compiled module. The vector side gets a stand-in vector,
  * so a real embedder is not asked to embed them.
  */
 async function warmCode(server: RunningSubjectServer | undefined, vectors: Embedder | undefined, logger: Logger): Promise<void> {
   if (!server) return;
   const started = performance.now();
-  const queries = await warmUpQueries(server.ctx).catch((err: unknown) => {
-    logger.info({ err, subject: server.subject.name }, 'warm-up queries could not be read');
-    return [];
+  const query = await warmUpQuestion(server.ctx).catch((err: unknown) => {
+    logger.info({ err, subject: server.subject.name }, 'the warm-up question could not be read');
+    return undefined;
   });
+  const searches = query === undefined ? 0 : WARM_SEARCHES;
   let failed = 0;
-  for (const query of queries) {
+  for (let i = 0; i < searches; i++) {
     await new Promise((resolve) => setTimeout(resolve, WARM_PAUSE_MS).unref());
-    await search(server.ctx, { query, mode: vectors ? 'hybrid' : 'keyword' }, { embedder: vectors }).catch(() => failed++);
+    await search(server.ctx, { query: query!, mode: vectors ? 'hybrid' : 'keyword' }, { embedder: vectors }).catch(() => failed++);
   }
-  logger.info({ searches: queries.length, failed, ms: Math.round(performance.now() - started) }, 'warmed the search code');
+  logger.info({ searches, failed, ms: Math.round(performance.now() - started) }, 'warmed the search code');
 }
 
 export interface WarmUpState {

@@ -1,12 +1,12 @@
 // A starting server's warm-up (services/runtime/warm-up.ts): after one search of each kind, the
-// first subject asks itself questions drawn from its own newest cards (warm-queries.ts), so
-// Postgres's code is optimised before real searches need it. Real embedded brain; the searches
+// first subject asks itself one question drawn from its own newest card (warm-queries.ts),
+// WARM_SEARCHES times, so Postgres's code is optimised before real searches need it. Real embedded brain; the searches
 // are counted by the keyword statements that reach the database.
 import type { Logger } from 'pino';
 import { beforeAll, expect, it } from 'vitest';
 import { createTopic, recordEpisode, type BrainContext } from '../../services/knowledge/index.js';
 import type { RunningSubjectServer } from '../../services/runtime/subject-server.js';
-import { WARM_SEARCHES, warmUpQueries } from '../../services/runtime/warm-queries.js';
+import { WARM_SEARCHES, warmUpQuestion } from '../../services/runtime/warm-queries.js';
 import { warmUp } from '../../services/runtime/warm-up.js';
 import { describeOn } from '../support/both-databases.js';
 import { contextFor } from '../support/knowledge.js';
@@ -22,15 +22,16 @@ describeOn('pglite', 'the warm-up', (brain) => {
     await recordEpisode(homelab, { kind: 'note', occurredAt: '2026-11-02', title: 'Router reboot: firmware 7.2 applied' });
   }, 60_000);
 
-  it('draws its questions from the newest cards, titles and the first words of episodes in turn', async () => {
+  it("draws its question from the newest topic's title, else the first words of the newest episode", async () => {
     expect(WARM_SEARCHES).toBeGreaterThanOrEqual(10);
-    expect(await warmUpQueries(homelab, 4)).toEqual(['MQTT broker', 'Router reboot: firmware 7.2 applied', 'Pi-hole DNS', 'Rotated the restic repository keys']);
-    // Fewer cards than asked for: every card once.
-    expect(await warmUpQueries(homelab, 50)).toHaveLength(5);
-    expect(await warmUpQueries(await contextFor(brain(), 'novel'), 10)).toEqual([]);
+    expect(await warmUpQuestion(homelab)).toBe('MQTT broker');
+    const book = await contextFor(brain(), 'book');
+    await recordEpisode(book, { kind: 'note', occurredAt: '2026-11-03', title: 'Outline', summary: 'Moved the second chapter ahead of the first one' });
+    expect(await warmUpQuestion(book)).toBe('Moved the second chapter ahead');
+    expect(await warmUpQuestion(await contextFor(brain(), 'novel'))).toBeUndefined();
   });
 
-  it('runs one search per question after the first ones, and says so', async () => {
+  it('asks its question WARM_SEARCHES times after the first searches, and says so', async () => {
     let keywordStatements = 0;
     const counted: BrainContext = {
       ...homelab,
@@ -50,8 +51,8 @@ describeOn('pglite', 'the warm-up', (brain) => {
     expect(status.state).toBe('ready');
     const warmed = lines.filter((l) => l.msg === 'warmed the search code');
     expect(warmed).toHaveLength(1);
-    expect(warmed[0]!.obj).toMatchObject({ searches: 5, failed: 0 });
-    // The first keyword search ("warm up"), then the five questions.
-    expect(keywordStatements).toBe(6);
+    expect(warmed[0]!.obj).toMatchObject({ searches: WARM_SEARCHES, failed: 0 });
+    // The first keyword search ("warm up"), then the question, WARM_SEARCHES times.
+    expect(keywordStatements).toBe(1 + WARM_SEARCHES);
   });
 });
