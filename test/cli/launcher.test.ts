@@ -1,7 +1,8 @@
 // bin/brain, the `brain` command npm links: it runs dist/cli/brain.js with node, found through
 // the symbolic links npm makes, with glibc's malloc kept to two arenas (MALLOC_ARENA_MAX) and a
 // fixed trim threshold (MALLOC_TRIM_THRESHOLD_) unless the environment already says otherwise,
-// and, for a command that runs a moment and exits, malloc's memory in huge pages (GLIBC_TUNABLES).
+// and, for a command that runs a moment and exits, malloc's memory in huge pages (GLIBC_TUNABLES);
+// the servers get a smaller young generation (--max-semi-space-size).
 // What that does to memory is measured by the scale bench (docs/performance.md), not here.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -64,6 +65,23 @@ describe('bin/brain', () => {
     const r = run(LAUNCHER, ['--version'], { ...process.env, PATH: `${fakeNodeDir}:${process.env.PATH ?? ''}`, MALLOC_ARENA_MAX: '4', MALLOC_TRIM_THRESHOLD_: '65536', GLIBC_TUNABLES: 'glibc.malloc.tcache_count=0' });
     expect(r.status).toBe(0);
     expect(r.stdout.split('\n')[0]).toBe('MALLOC_ARENA_MAX=4 MALLOC_TRIM_THRESHOLD_=65536 GLIBC_TUNABLES=glibc.malloc.tcache_count=0');
+  });
+
+  it("gives the servers, and only them, a young generation of 4 MB a semi-space, unless NODE_OPTIONS sets one", () => {
+    const env: NodeJS.ProcessEnv = { ...withoutMallocSettings(), PATH: `${fakeNodeDir}:${process.env.PATH ?? ''}` };
+    delete env.NODE_OPTIONS;
+    const servers = ['up', 'serve', 'view', 'pipe'].map((command) => run(linked, [command, '--subject', 'homelab'], env).stdout.trimEnd().split('\n').slice(1));
+    expect(servers).toHaveLength(4);
+    for (const [i, command] of ['up', 'serve', 'view', 'pipe'].entries()) {
+      const [flag, script, ...args] = servers[i]!;
+      expect(flag).toBe('--max-semi-space-size=4');
+      expect(script!.endsWith(join('dist', 'cli', 'brain.js'))).toBe(true);
+      expect(args).toEqual([command, '--subject', 'homelab']);
+    }
+    for (const command of ['import', 'search', 'embed']) expect(run(linked, [command, 'x'], env).stdout.split('\n')[1]!.endsWith(join('dist', 'cli', 'brain.js'))).toBe(true);
+    const own = run(linked, ['serve'], { ...env, NODE_OPTIONS: '--max-semi-space-size=16' }).stdout.split('\n');
+    expect(own[1]!.endsWith(join('dist', 'cli', 'brain.js'))).toBe(true);
+    expect(own[2]).toBe('serve');
   });
 
   it('leaves huge pages out of the servers and batch commands, whose memory lives long', () => {

@@ -67,7 +67,7 @@ describe('brain skills and brain service (temporary HOME)', () => {
     const r = brain(['service', 'install', '--print', '--platform', 'linux'], { BRAIN_ADMIN_URL: 'postgres://postgres:hunter2@db/brain' });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(`# ${join(home, '.config', 'systemd', 'user', 'claude-brain.service')}`);
-    expect(r.stdout).toMatch(/^ExecStart=\S+node\S* \S+\/dist\/cli\/brain\.js up$/m);
+    expect(r.stdout).toMatch(/^ExecStart=\S+node\S* --max-semi-space-size=4 \S+\/dist\/cli\/brain\.js up$/m);
     expect(r.stdout).toContain(`Environment=BRAIN_HOME=${join(home, 'state')}`);
     expect(r.stdout).toContain(`Environment=BRAIN_CONFIG_DIR=${configDir}`);
     expect(r.stdout).not.toContain('hunter2');

@@ -132,7 +132,7 @@ describe('systemd user unit', () => {
   const unit = parseUnit(renderSystemdUnit(spec));
 
   it('runs `brain up` with this Node in the install folder, restarting on failure', () => {
-    expect(words(unit.Service!.ExecStart![0]!, true)).toEqual(['/opt/node 24/bin/node', `${ODD}/dist/cli/brain.js`, 'up']);
+    expect(words(unit.Service!.ExecStart![0]!, true)).toEqual(['/opt/node 24/bin/node', '--max-semi-space-size=4', `${ODD}/dist/cli/brain.js`, 'up']);
     // A path, not words: only specifiers (%) are escaped.
     expect(unit.Service!.WorkingDirectory).toHaveLength(1);
     expect(unit.Service!.WorkingDirectory![0]!.replace(/%%/g, '%')).toBe(ODD);
@@ -171,7 +171,7 @@ describe('launchd agent', () => {
   it('runs `brain up` with this Node in the install folder, kept alive only after a failure', () => {
     expect(plist).toMatchObject({
       Label: LAUNCHD_LABEL,
-      ProgramArguments: ['/opt/node 24/bin/node', `${ODD}/dist/cli/brain.js`, 'up'],
+      ProgramArguments: ['/opt/node 24/bin/node', '--max-semi-space-size=4', `${ODD}/dist/cli/brain.js`, 'up'],
       WorkingDirectory: ODD,
       EnvironmentVariables: spec.environment,
       RunAtLoad: true,
