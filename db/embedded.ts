@@ -10,7 +10,7 @@ import { Mutex } from './mutex.js';
 import { pgliteMemoryOptions, settlePGliteMemory, wasmMemoryOf } from './pglite-memory.js';
 import { compiledPostgres } from './postgres-wasm.js';
 import { BrainAsleepError } from './work-order.js';
-import { dropZeroPages, giveMemoryBack, type MemoryGiveBack } from './process-memory.js';
+import { dropZeroPages, giveMemoryBack, trimFreedMemory, type MemoryGiveBack } from './process-memory.js';
 
 export { BrainAsleepError };
 
@@ -101,7 +101,9 @@ export const AWAKE_TRIM_AFTER_MS = 30_000;
 export const FRESH_OPEN_TRIM_AFTER_MS = 1_000;
 
 /** What an awake brain's idle trim gave back (trimIfIdle). */
-export interface IdleTrim extends MemoryGiveBack {
+export interface IdleTrim {
+  /** Whether glibc's malloc_trim ran. */
+  trimmed: boolean;
   /** Bytes of untouched (all-zero) PGlite memory handed back; null where that cannot run. */
   zeroPagesDropped: number | null;
 }
@@ -302,8 +304,8 @@ export class EmbeddedDatabase {
 
   /**
    * Gives memory back (db/process-memory.ts) if the brain is awake and nothing used it for
-   * `afterMs`, once per idle spell: V8's garbage, malloc's freed memory (what V8's compiler freed
-   * while tiering Postgres up, 60 MB of an awake 7,500-page server idle for 20 s) and PGlite's untouched pages
+   * `afterMs`, once per idle spell: malloc's freed memory (what V8's compiler freed while tiering
+   * Postgres up, 60 MB of an awake 7,500-page server idle for 20 s) and PGlite's untouched pages
    * (most of the page cache after a start: 336 of a 349 MB memory with a 262 MB cache). A PGlite
    * opened since the last time (a start, a wake) only needs FRESH_OPEN_TRIM_AFTER_MS of idleness.
    * Returns whether it ran (what it gave back is in sleeps.lastIdleTrim).
@@ -316,7 +318,7 @@ export class EmbeddedDatabase {
     this.trimmedAt = performance.now();
     this.trimmedGeneration = this.opened;
     const memory = wasmMemoryOf(this.current);
-    this.sleeps.lastIdleTrim = { ...giveMemoryBack(), zeroPagesDropped: memory ? dropZeroPages(memory) : null };
+    this.sleeps.lastIdleTrim = { trimmed: trimFreedMemory(), zeroPagesDropped: memory ? dropZeroPages(memory) : null };
     this.events.trimmed?.(this.sleeps.lastIdleTrim, Math.round(performance.now() - this.trimmedAt));
     return true;
   }

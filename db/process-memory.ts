@@ -1,15 +1,12 @@
 // Giving an idle embedded brain's memory back to the operating system. db/embedded.ts calls
 // giveMemoryBack() right after closing PGlite for a sleep, and, when an awake brain has been idle
-// a while, the same (steps 1 and 2) and then dropZeroPages() (step 3). Each step is skipped where
-// it cannot run:
+// a while, trimFreedMemory() (step 2 alone) and dropZeroPages() (step 3). Each step is skipped
+// where it cannot run:
 //
 // 1. A full garbage collection. The closed PGlite's memory (its page cache and Postgres's heap,
 //    hundreds of MB) is one WebAssembly memory object, which V8 frees only when a full collection
 //    finds it unreachable; an idle server allocates next to nothing, so without this none would
-//    come for a long time and the memory would stay. Awake, it gives back V8's young generation,
-//    grown to its largest by the searches (the start's warm-up, a burst of tool calls): 20-23 MiB
-//    of an idle 7,500-page server, which V8's own memory reducer returned only some seconds later,
-//    or not within 20 s (docs/performance.md, "The warm-up: one question, twenty times").
+//    come for a long time and the memory would stay.
 // 2. glibc's malloc_trim(0), through koffi (a foreign-function library shipped with prebuilt
 //    binaries, loaded only here). V8's optimising compiler, tiering PGlite's Postgres up while it
 //    ran, allocated and freed hundreds of MB in 32 kB blocks; glibc gives back only the free
@@ -67,8 +64,8 @@ interface Libc {
 
 let libc: Libc | null | undefined;
 
-/** glibc's malloc_trim(0). Whether it ran. */
-function trimFreedMemory(): boolean {
+/** glibc's malloc_trim(0) alone (an awake brain's PGlite is still in use, so no collection). Whether it ran. */
+export function trimFreedMemory(): boolean {
   libc ??= loadLibc();
   if (!libc) return false;
   try {
