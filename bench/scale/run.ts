@@ -8,10 +8,7 @@
 // Numbers only, no timing is asserted; it exits 1 when a step fails (an import that reports
 // failures, a search error). Method per figure: docs/performance.md#the-scale-bench.
 //
-//   npm run build && node dist/bench/scale/run.js [--sizes 7500[,30000,100000]] [--seed 1] [--queries 200]
-//     [--modes default,keyword,semantic,hybrid] [--starts 3] [--idle-seconds 15] [--sleep-seconds 30] [--settle-seconds 5]
-//     [--embed-seconds 600] [--offline-seconds 120] [--cli-runs 5] [--backlog-pages 400] [--backlog-seconds 900]
-//     [--keep DIR] [--json FILE]
+// Usage: USAGE below (`--help` prints it).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -23,25 +20,44 @@ import { backlogText, sizeTable, summaryTable } from './report.js';
 import type { BacklogResult, SizeResult } from './results.js';
 import { runSize } from './size-run.js';
 
-const { values } = parseArgs({
-  options: {
-    sizes: { type: 'string', default: '7500' },
-    seed: { type: 'string', default: '1' },
-    queries: { type: 'string', default: '200' },
-    modes: { type: 'string', default: 'default,keyword,semantic,hybrid' },
-    starts: { type: 'string', default: '3' },
-    'idle-seconds': { type: 'string', default: '15' },
-    'sleep-seconds': { type: 'string', default: '30' },
-    'settle-seconds': { type: 'string', default: '5' },
-    'embed-seconds': { type: 'string', default: '600' },
-    'offline-seconds': { type: 'string', default: '120' },
-    'cli-runs': { type: 'string', default: '5' },
-    'backlog-pages': { type: 'string', default: '400' },
-    'backlog-seconds': { type: 'string', default: '900' },
-    keep: { type: 'string' },
-    json: { type: 'string' },
-  },
-});
+const USAGE = `usage: npm run build && node dist/bench/scale/run.js [--sizes 7500[,30000,100000]] [--seed 1] [--queries 200]
+    [--modes default,keyword,semantic,hybrid] [--starts 3] [--idle-seconds 15] [--sleep-seconds 30] [--settle-seconds 5]
+    [--embed-seconds 600] [--offline-seconds 120] [--cli-runs 5] [--backlog-pages 400] [--backlog-seconds 900]
+    [--keep DIR] [--json FILE]
+What each figure is and how it is measured: docs/performance.md#the-scale-bench`;
+
+const OPTIONS = {
+  sizes: { type: 'string', default: '7500' },
+  seed: { type: 'string', default: '1' },
+  queries: { type: 'string', default: '200' },
+  modes: { type: 'string', default: 'default,keyword,semantic,hybrid' },
+  starts: { type: 'string', default: '3' },
+  'idle-seconds': { type: 'string', default: '15' },
+  'sleep-seconds': { type: 'string', default: '30' },
+  'settle-seconds': { type: 'string', default: '5' },
+  'embed-seconds': { type: 'string', default: '600' },
+  'offline-seconds': { type: 'string', default: '120' },
+  'cli-runs': { type: 'string', default: '5' },
+  'backlog-pages': { type: 'string', default: '400' },
+  'backlog-seconds': { type: 'string', default: '900' },
+  keep: { type: 'string' },
+  json: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const { values } = (() => {
+  try {
+    return parseArgs({ options: OPTIONS });
+  } catch (error) {
+    // An unknown option or a missing value: say which, and how the bench is called.
+    console.error(`${(error as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+})();
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 
 function whole(name: string, raw: string, min = 0): number {
   const v = Number(raw);
