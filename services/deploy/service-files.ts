@@ -3,10 +3,11 @@
 // ServiceSpec, so tests parse what they render; cli/commands/service.ts writes the file and runs
 // the commands.
 //
-// The service runs `node --max-semi-space-size=4 dist/cli/brain.js up` with the absolute Node that ran the install (a
-// GUI session or systemd does not see a shell's PATH, nvm's Node included), in the folder the
-// install ran in, with BRAIN_HOME made absolute and the brain's variables as they were set then.
-// It is restarted when it fails, not when it stops cleanly (`brain down`, a stop command).
+// The service runs `node --max-semi-space-size=4 dist/cli/brain.js up` with the absolute Node
+// that ran the install (a GUI session or systemd does not see a shell's PATH, nvm's Node
+// included), in the folder the install ran in, with BRAIN_HOME made absolute and the brain's
+// variables as they were set then. It is restarted when it fails, not when it stops cleanly
+// (`brain down`, a stop command).
 import { dirname, join, resolve } from 'node:path';
 import { ENVIRONMENT_VARIABLES } from '../../config/environment.js';
 

@@ -16,8 +16,8 @@
 //   20 different questions   180-183 MiB   64 ms
 //   1 question x 20           141-142 MiB   66-72 ms
 //   none                      129-130 MiB   78-240 ms
-// So one question buys nearly all of the speed for a fifth of the memory (docs/performance.md,
-// "The warm-up: one question, twenty times").
+// So one question buys nearly all of the speed for a quarter of the memory twenty held (12 MiB
+// against 52; docs/performance.md, "The warm-up: one question, twenty times").
 import { sql } from 'kysely';
 import type { BrainContext } from '../knowledge/context.js';
 

@@ -2,8 +2,8 @@
 // subject runs one search of each kind, which brings the catalog and the search indexes into
 // PGlite's cache; Ollama loads its model (into Ollama's memory, not this process's). Then the
 // first subject asks itself a question of its own WARM_SEARCHES times (warm-queries.ts), which
-// gets Postgres's code optimised before real searches need it. It runs in the background, after the
-// banner, and a request that comes first simply does the same work.
+// gets Postgres's code optimised before real searches need it. It runs in the background, after
+// the banner, and a request that comes first simply does the same work.
 //
 // The offline model is not loaded here. Its threads hold 130-180 MB, most of what an idle server
 // would otherwise hold besides PGlite, and they stop after a few minutes without work anyway, so
@@ -25,9 +25,9 @@ const WARM_PAUSE_MS = 25;
 
 /**
  * The subject's own question (warm-queries.ts), WARM_SEARCHES times one after another, so
- * Postgres's code is optimised before the first real searches rather than during them. Once per process: every subject of
- * an embedded brain runs on the same compiled module. The vector side gets a stand-in vector,
- * so a real embedder is not asked to embed them.
+ * Postgres's code is optimised before the first real searches rather than during them. Once per
+ * process: every subject of an embedded brain runs on the same compiled module. The vector side
+ * gets a stand-in vector, so a real embedder is not asked to embed the question.
  */
 async function warmCode(server: RunningSubjectServer | undefined, vectors: Embedder | undefined, logger: Logger): Promise<void> {
   if (!server) return;

@@ -1,7 +1,7 @@
 // A starting server's warm-up (services/runtime/warm-up.ts): after one search of each kind, the
 // first subject asks itself one question drawn from its own newest card (warm-queries.ts),
-// WARM_SEARCHES times, so Postgres's code is optimised before real searches need it. Real embedded brain; the searches
-// are counted by the keyword statements that reach the database.
+// WARM_SEARCHES times, so Postgres's code is optimised before real searches need it. Real
+// embedded brain; the searches are counted by the keyword statements that reach the database.
 import type { Logger } from 'pino';
 import { beforeAll, expect, it } from 'vitest';
 import { createTopic, recordEpisode, type BrainContext } from '../../services/knowledge/index.js';
