@@ -42,7 +42,7 @@ export interface EmbedWorkerOptions {
    * query runs on the main thread in the embedded brain, so its listening and banner go first.
    */
   firstDelayMs?: number;
-  /** While nothing is pending, a full look at most this often (default FULL_LOOK_MS). */
+  /** While nothing is pending, a full look at most this often; while the embedder fails, a pending count at most this often (default FULL_LOOK_MS). */
   fullLookMs?: number;
   logger?: WorkerLogger;
 }
@@ -156,10 +156,22 @@ export function startEmbedWorker(opts: EmbedWorkerOptions): EmbedWorker {
     } catch (error) {
       if (stopped) return 0; // the batch was dropped on purpose
       if (error instanceof BrainAsleepError) return opts.pollMs; // nothing to do until the brain is used again
+      // The pending count at the first failure (cards written while all was quiet are not yet
+      // counted), then at most once a full look's interval: counting reads every card (188-194 ms
+      // of an embedded brain's one thread at 7,500 pages), and an embedder that stays down is
+      // retried every 2, 4, 8 ... 60 s, each retry in front of whatever search came meanwhile.
+      if (failures === 0 || Date.now() - countedAt >= (opts.fullLookMs ?? FULL_LOOK_MS)) {
+        await countPending(ctx.db, ctx.subject.name, m).then(
+          (n) => {
+            status.pending = n;
+            countedAt = Date.now();
+          },
+          () => undefined, // the database failing too: the last count stands
+        );
+      }
       failures++;
       status.state = 'degraded';
       status.lastError = error instanceof Error ? error.message : String(error);
-      status.pending = await countPending(ctx.db, ctx.subject.name, m).catch(() => status.pending);
       const delay = Math.min(maxBackoff, opts.pollMs * 2 ** Math.min(failures - 1, 30));
       logger?.warn({ subject: ctx.subject.name, model: m.model, failures, retryInMs: delay, err: status.lastError }, 'embedding failed; will retry');
       return delay;

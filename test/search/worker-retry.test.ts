@@ -1,0 +1,76 @@
+// The embed worker while its embedder stays down: it retries with backoff, and counts the pending
+// cards at the first failure (the count the search warnings quote) but not again at every retry
+// (a count reads every card: 188-194 ms of an embedded brain's one thread at 7,500 pages). The
+// counts are seen as the statements that reach the database.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { OllamaEmbedder } from '../../services/embeddings/ollama.js';
+import { createTopic, type BrainContext } from '../../services/knowledge/index.js';
+import { startEmbedWorker, type EmbedWorker } from '../../services/search/index.js';
+import { describeOn } from '../support/both-databases.js';
+import { startFakeOllama, type FakeOllama } from '../support/fake-ollama.js';
+import { contextFor } from '../support/knowledge.js';
+
+async function until(what: string, check: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describeOn('pglite', 'embed worker while its embedder stays down', (brain) => {
+  let ollama: FakeOllama;
+  let homelab: BrainContext;
+  let worker: EmbedWorker | undefined;
+  let counts = 0;
+  const retries: { failures: number }[] = [];
+  const logger = { info: () => undefined, warn: (obj: object) => retries.push(obj as { failures: number }) };
+
+  beforeAll(async () => {
+    ollama = await startFakeOllama({ models: { 'nomic-embed-text:latest': 768 } });
+    const ctx = await contextFor(brain(), 'homelab');
+    for (let i = 0; i < 3; i++) await createTopic(ctx, { slug: `svc/retry-${i}`, kind: 'environment', title: `Retry ${i}`, body: `Service ${i} waits for its embeddings.` });
+    // countPending's statement (services/search/pending.ts), counted as it reaches the database.
+    homelab = {
+      ...ctx,
+      db: ctx.db.withPlugin({
+        transformQuery: (args) => {
+          if (JSON.stringify(args.node).includes('SELECT (SELECT count(*) FROM')) counts++;
+          return args.node;
+        },
+        transformResult: async (args) => args.result,
+      }),
+    };
+    await ollama.down();
+  });
+  afterAll(async () => {
+    await worker?.stop();
+    await ollama.close();
+  });
+
+  it('counts the pending cards at its first failure, not at every retry, and reports them', async () => {
+    const embedder = new OllamaEmbedder({ url: ollama.url, batchSize: 4, timeoutMs: 2_000 });
+    worker = startEmbedWorker({ ctx: homelab, embedder, batchSize: 8, pollMs: 20, maxBackoffMs: 40, logger });
+    await until('six failed tries', () => retries.length >= 6);
+    expect(worker.status()).toMatchObject({ state: 'degraded', pending: 3 });
+    expect(retries.map((r) => r.failures).slice(0, 6)).toEqual([1, 2, 3, 4, 5, 6]);
+    // One count before the first batch (none was taken yet), one at the first failure; none since.
+    expect(counts).toBe(2);
+  });
+
+  it('counts again once a full look is due, and drains when the embedder is back', async () => {
+    await worker!.stop();
+    counts = 0;
+    retries.length = 0;
+    await createTopic(homelab, { slug: 'svc/retry-late', kind: 'environment', title: 'Retry late', body: 'Written while the embedder is down.' });
+    const embedder = new OllamaEmbedder({ url: ollama.url, batchSize: 4, timeoutMs: 2_000 });
+    // A full look's interval shorter than the retries: every failure counts again.
+    worker = startEmbedWorker({ ctx: homelab, embedder, batchSize: 8, pollMs: 20, maxBackoffMs: 40, fullLookMs: 1, logger });
+    await until('four failed tries', () => retries.length >= 4);
+    expect(counts).toBeGreaterThanOrEqual(1 + retries.length - 1);
+    expect(worker.status()).toMatchObject({ state: 'degraded', pending: 4 });
+    await ollama.up();
+    await worker.drain();
+    expect(worker.status()).toMatchObject({ state: 'ok', pending: 0 });
+  });
+});
