@@ -1,6 +1,6 @@
 // The embed worker while its embedder stays down: it retries with backoff, and counts the pending
 // cards at the first failure (the count the search warnings quote) but not again at every retry
-// (a count reads every card: 188-194 ms of an embedded brain's one thread at 7,500 pages). The
+// (a count reads every card: 59-269 ms of an embedded brain's one thread at 7,500 pages). The
 // counts are seen as the statements that reach the database.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { OllamaEmbedder } from '../../services/embeddings/ollama.js';
