@@ -10,6 +10,7 @@ import { WARM_SEARCHES, warmUpQuestion } from '../../services/runtime/warm-queri
 import { warmUp } from '../../services/runtime/warm-up.js';
 import { describeOn } from '../support/both-databases.js';
 import { contextFor } from '../support/knowledge.js';
+import { countingStatements } from '../support/statements.js';
 
 describeOn('pglite', 'the warm-up', (brain) => {
   let homelab: BrainContext;
@@ -32,20 +33,10 @@ describeOn('pglite', 'the warm-up', (brain) => {
   });
 
   it('asks its question WARM_SEARCHES times after the first searches, and says so', async () => {
-    let keywordStatements = 0;
-    const counted: BrainContext = {
-      ...homelab,
-      db: homelab.db.withPlugin({
-        transformQuery: (args) => {
-          if (JSON.stringify(args.node).includes('ts_rank_cd')) keywordStatements++;
-          return args.node;
-        },
-        transformResult: async (args) => args.result,
-      }),
-    };
+    const counted = countingStatements(homelab, 'ts_rank_cd');
     const lines: { msg: string; obj: Record<string, unknown> }[] = [];
     const logger = { info: (obj: Record<string, unknown>, msg: string) => lines.push({ msg, obj }), warn: () => undefined } as unknown as Logger;
-    const server = { ctx: counted, subject: homelab.subject } as unknown as RunningSubjectServer;
+    const server = { ctx: counted.ctx, subject: homelab.subject } as unknown as RunningSubjectServer;
     const { done, status } = warmUp([server], { embedder: undefined, reason: 'none in this test' }, logger, 0);
     await done;
     expect(status.state).toBe('ready');
@@ -53,6 +44,6 @@ describeOn('pglite', 'the warm-up', (brain) => {
     expect(warmed).toHaveLength(1);
     expect(warmed[0]!.obj).toMatchObject({ searches: WARM_SEARCHES, failed: 0 });
     // The first keyword search ("warm up"), then the question, WARM_SEARCHES times.
-    expect(keywordStatements).toBe(1 + WARM_SEARCHES);
+    expect(counted.count()).toBe(1 + WARM_SEARCHES);
   });
 });

@@ -9,6 +9,7 @@ import { startEmbedWorker, type EmbedWorker } from '../../services/search/index.
 import { describeOn } from '../support/both-databases.js';
 import { startFakeOllama, type FakeOllama } from '../support/fake-ollama.js';
 import { contextFor } from '../support/knowledge.js';
+import { countingStatements } from '../support/statements.js';
 
 async function until(what: string, check: () => boolean, ms = 10_000): Promise<void> {
   const end = Date.now() + ms;
@@ -22,7 +23,7 @@ describeOn('pglite', 'embed worker while its embedder stays down', (brain) => {
   let ollama: FakeOllama;
   let homelab: BrainContext;
   let worker: EmbedWorker | undefined;
-  let counts = 0;
+  let counted: ReturnType<typeof countingStatements>;
   const retries: { failures: number }[] = [];
   const logger = { info: () => undefined, warn: (obj: object) => retries.push(obj as { failures: number }) };
 
@@ -31,16 +32,8 @@ describeOn('pglite', 'embed worker while its embedder stays down', (brain) => {
     const ctx = await contextFor(brain(), 'homelab');
     for (let i = 0; i < 3; i++) await createTopic(ctx, { slug: `svc/retry-${i}`, kind: 'environment', title: `Retry ${i}`, body: `Service ${i} waits for its embeddings.` });
     // countPending's statement (services/search/pending.ts), counted as it reaches the database.
-    homelab = {
-      ...ctx,
-      db: ctx.db.withPlugin({
-        transformQuery: (args) => {
-          if (JSON.stringify(args.node).includes('SELECT (SELECT count(*) FROM')) counts++;
-          return args.node;
-        },
-        transformResult: async (args) => args.result,
-      }),
-    };
+    counted = countingStatements(ctx, 'SELECT (SELECT count(*) FROM');
+    homelab = counted.ctx;
     await ollama.down();
   });
   afterAll(async () => {
@@ -55,19 +48,19 @@ describeOn('pglite', 'embed worker while its embedder stays down', (brain) => {
     expect(worker.status()).toMatchObject({ state: 'degraded', pending: 3 });
     expect(retries.map((r) => r.failures).slice(0, 6)).toEqual([1, 2, 3, 4, 5, 6]);
     // One count before the first batch (none was taken yet), one at the first failure; none since.
-    expect(counts).toBe(2);
+    expect(counted.count()).toBe(2);
   });
 
   it('counts again once a full look is due, and drains when the embedder is back', async () => {
     await worker!.stop();
-    counts = 0;
+    counted.reset();
     retries.length = 0;
     await createTopic(homelab, { slug: 'svc/retry-late', kind: 'environment', title: 'Retry late', body: 'Written while the embedder is down.' });
     const embedder = new OllamaEmbedder({ url: ollama.url, batchSize: 4, timeoutMs: 2_000 });
     // A full look's interval shorter than the retries: every failure counts again.
     worker = startEmbedWorker({ ctx: homelab, embedder, batchSize: 8, pollMs: 20, maxBackoffMs: 40, fullLookMs: 1, logger });
     await until('four failed tries', () => retries.length >= 4);
-    expect(counts).toBeGreaterThanOrEqual(1 + retries.length - 1);
+    expect(counted.count()).toBeGreaterThanOrEqual(retries.length);
     expect(worker.status()).toMatchObject({ state: 'degraded', pending: 4 });
     await ollama.up();
     await worker.drain();
