@@ -14,6 +14,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { BenchMode } from './mcp.js';
+import { fail } from './kept-brain.js';
 import { loadAverage } from './processes.js';
 import { measureOfflineBacklog } from './backlog.js';
 import { backlogText, sizeTable, summaryTable } from './report.js';
@@ -50,8 +51,7 @@ const { values } = (() => {
     return parseArgs({ options: OPTIONS });
   } catch (error) {
     // An unknown option or a missing value: say which, and how the bench is called.
-    console.error(`${(error as Error).message}\n${USAGE}`);
-    process.exit(2);
+    return fail(`${(error as Error).message}\n${USAGE}`);
   }
 })();
 if (values.help) {
