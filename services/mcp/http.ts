@@ -25,6 +25,7 @@ import { authOf, oauthGuard, type RequestAuth } from '../auth/resource-guard.js'
 import { oauthRoutes } from '../auth/routes.js';
 import { bearerAuth } from './auth.js';
 import { RateLimiter } from './rate-limit.js';
+import { QuietRequestLog } from '../runtime/request-log.js';
 
 export interface HttpOptions {
   subject: string;
@@ -130,6 +131,7 @@ export function noSchemas(): never {
 export async function buildHttpApp(opts: HttpOptions): Promise<BrainHttpApp> {
   const app = Fastify({
     loggerInstance: opts.logger,
+    logController: new QuietRequestLog(),
     bodyLimit: opts.bodyLimitBytes ?? 4 * 1024 * 1024,
     requestTimeout: 60_000,
     connectionTimeout: 0,

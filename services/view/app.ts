@@ -17,6 +17,7 @@ import { overviewData, refreshFigures, renderOverview } from './pages/overview.j
 import { browseData, renderSubject } from './pages/subject.js';
 import { renderUpcasts, upcastData } from './pages/upcasts.js';
 import { applySecurity } from './security.js';
+import { QuietRequestLog } from '../runtime/request-log.js';
 import { html } from './html.js';
 
 export interface ViewAppOptions {
@@ -51,6 +52,7 @@ export async function buildViewApp(opts: ViewAppOptions): Promise<ViewApp> {
   const { view } = opts;
   const app = Fastify({
     loggerInstance: opts.logger as FastifyBaseLogger,
+    logController: new QuietRequestLog(),
     requestTimeout: 60_000,
     genReqId: () => randomUUID(),
     return503OnClosing: true,
