@@ -15,7 +15,7 @@ import { directoryForKind } from './kind-map.js';
 import { fingerprint, pageContent, rawFingerprint } from './page-content.js';
 import { parsePage, renderChangedPage } from './page.js';
 import { renderSidecar } from './sidecar.js';
-import { loadSnapshot, type BrainSnapshot, type CardSnapshot } from './snapshot.js';
+import { loadFiles, loadSnapshot, type BrainSnapshot, type CardSnapshot } from './snapshot.js';
 import { toLf } from './text.js';
 
 export type FileStatus = 'unchanged' | 'changed' | 'new' | 'verbatim';
@@ -37,6 +37,12 @@ export interface ExportProblem {
 export interface RenderOptions {
   /** Directory ↔ kind map; new cards go to the first directory of their kind. */
   kindMap?: KindMap;
+  /**
+   * Paths spoken for when a subject is rendered in batches (exportBrain): every imported page's
+   * and stored file's, and the new pages' given so far, which this render adds to. Default: the
+   * snapshot's own.
+   */
+  taken?: Set<string>;
 }
 
 /** Every file of the snapshot, rendered in memory. Never throws for one bad card: it is a problem, and the rest goes on. */
@@ -45,7 +51,9 @@ export function renderSnapshot(snap: BrainSnapshot, opts: RenderOptions = {}): {
   const files: RenderedFile[] = [];
   const problems: ExportProblem[] = [];
   // Paths already spoken for: imported pages and kept files keep theirs; new cards avoid them.
-  const taken = new Set<string>([...snap.cards.flatMap((c) => (c.page ? [c.page.relPath] : [])), ...snap.files.map((f) => f.relPath)]);
+  const taken = opts.taken ?? new Set<string>();
+  for (const c of snap.cards) if (c.page) taken.add(c.page.relPath);
+  for (const f of snap.files) taken.add(f.relPath);
   const sidecarOf = new Map(snap.files.filter((f) => f.role === 'sidecar' && f.topicId !== null).map((f) => [f.topicId!, f]));
 
   for (const card of snap.cards) {
@@ -153,6 +161,8 @@ function normalise(s: string): string {
 export interface ExportOptions extends RenderOptions {
   /** Write into a directory that is not empty (files of the same name are overwritten). */
   force?: boolean;
+  /** Cards per batch (default EXPORT_BATCH); the tests export one card at a time. */
+  batch?: number;
 }
 
 export interface ExportReport {
@@ -165,18 +175,51 @@ export interface ExportReport {
   seconds: number;
 }
 
+/**
+ * Cards loaded, rendered and written at a time. Loading the whole subject first (every card,
+ * episode, original page and sidecar as JavaScript objects) took an export of the scale bench's
+ * 30,000 pages to 1.16 GB of RSS; in batches its memory is about one batch's
+ * (docs/performance.md, "Export in batches").
+ */
+const EXPORT_BATCH = 200;
+
 export async function exportBrain(ctx: BrainContext, dir: string, opts: ExportOptions = {}): Promise<ExportReport> {
   const started = performance.now();
   if (!opts.force && (await readdir(dir).catch(() => [])).length > 0) {
     throw new BrainError('invalid_input', `${dir} is not empty`, 'Export into a new or empty directory, or pass --force to overwrite files of the same name.');
   }
-  const snap = await loadSnapshot(ctx.db, ctx.subject.name);
-  const { files, problems } = renderSnapshot(snap, opts);
-  await writeBrainDirectory(dir, [], files.map((f) => ({ relPath: f.relPath, bytes: f.bytes })));
-  return { subject: ctx.subject.name, dir, ...countFiles(files), problems, seconds: (performance.now() - started) / 1000 };
+  const subject = ctx.subject.name;
+  const s = ctx.db.withSchema(subject);
+  // Before any card: the cards in slug order (new cards take their paths in that order, as
+  // they did rendered all at once), and every path already spoken for, which new pages avoid.
+  const ids = (await s.selectFrom('topics').select('id').orderBy('slug').execute()).map((r) => r.id);
+  const taken = new Set<string>();
+  for (const r of await s.selectFrom('gbrain_pages').select('rel_path').execute()) taken.add(r.rel_path);
+  for (const r of await s.selectFrom('gbrain_files').select('rel_path').execute()) taken.add(r.rel_path);
+
+  const written = new Set<string>();
+  const tally: Pick<RenderedFile, 'kind' | 'status'>[] = [];
+  const problems: ExportProblem[] = [];
+  const write = async (rendered: { files: RenderedFile[]; problems: ExportProblem[] }): Promise<void> => {
+    problems.push(...rendered.problems);
+    for (const f of rendered.files) {
+      if (written.has(f.relPath)) throw new Error(`${f.relPath}: given twice to writeBrainDirectory; each file is written once`);
+      written.add(f.relPath);
+      tally.push({ kind: f.kind, status: f.status });
+    }
+    await writeBrainDirectory(dir, [], rendered.files.map((f) => ({ relPath: f.relPath, bytes: f.bytes })));
+  };
+  const batch = opts.batch ?? EXPORT_BATCH;
+  for (let from = 0; from < ids.length; from += batch) {
+    const snap = await loadSnapshot(ctx.db, subject, ids.slice(from, from + batch), { files: 'of-cards' });
+    await write(renderSnapshot(snap, { ...opts, taken }));
+  }
+  // The files of no card: special files, and sidecars whose page is gone.
+  await write(renderSnapshot({ cards: [], files: await loadFiles(ctx.db, subject, { unattached: true }) }, { ...opts, taken }));
+  return { subject, dir, ...countFiles(tally), problems, seconds: (performance.now() - started) / 1000 };
 }
 
-export function countFiles(files: readonly RenderedFile[]): Pick<ExportReport, 'pages' | 'sidecars' | 'specials'> {
+export function countFiles(files: readonly Pick<RenderedFile, 'kind' | 'status'>[]): Pick<ExportReport, 'pages' | 'sidecars' | 'specials'> {
   const tally = (kind: 'page' | 'sidecar') => {
     const of = files.filter((f) => f.kind === kind);
     return {
