@@ -2,7 +2,8 @@
 // the symbolic links npm makes, with glibc's malloc kept to two arenas (MALLOC_ARENA_MAX) and a
 // fixed trim threshold (MALLOC_TRIM_THRESHOLD_) unless the environment already says otherwise,
 // and, for a command that runs a moment and exits, malloc's memory in huge pages (GLIBC_TUNABLES);
-// the servers get a smaller young generation (--max-semi-space-size).
+// the servers get a smaller young generation (--max-semi-space-size), import and export a heap that
+// grows by half at most between full collections (--heap-growing-percent).
 // What that does to memory is measured by the scale bench (docs/performance.md), not here.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -78,10 +79,25 @@ describe('bin/brain', () => {
       expect(script!.endsWith(join('dist', 'cli', 'brain.js'))).toBe(true);
       expect(args).toEqual([command, '--subject', 'homelab']);
     }
-    for (const command of ['import', 'search', 'embed']) expect(run(linked, [command, 'x'], env).stdout.split('\n')[1]!.endsWith(join('dist', 'cli', 'brain.js'))).toBe(true);
+    for (const command of ['search', 'embed', 'lint']) expect(run(linked, [command, 'x'], env).stdout.split('\n')[1]!.endsWith(join('dist', 'cli', 'brain.js'))).toBe(true);
     const own = run(linked, ['serve'], { ...env, NODE_OPTIONS: '--max-semi-space-size=16' }).stdout.split('\n');
     expect(own[1]!.endsWith(join('dist', 'cli', 'brain.js'))).toBe(true);
     expect(own[2]).toBe('serve');
+  });
+
+  it('lets the heap of import and export grow by half at most between full collections, and no other command', () => {
+    const env: NodeJS.ProcessEnv = { ...withoutMallocSettings(), PATH: `${fakeNodeDir}:${process.env.PATH ?? ''}` };
+    const batch = ['import', 'export'].map((command) => run(linked, [command, 'dir'], env).stdout.trimEnd().split('\n').slice(1));
+    expect(batch).toHaveLength(2);
+    for (const [i, command] of ['import', 'export'].entries()) {
+      const [flag, script, ...args] = batch[i]!;
+      expect(flag).toBe('--heap-growing-percent=50');
+      expect(script!.endsWith(join('dist', 'cli', 'brain.js'))).toBe(true);
+      expect(args).toEqual([command, 'dir']);
+    }
+    const others = ['serve', 'search', 'embed', 'lint', 'backup'].map((command) => run(linked, [command], env).stdout);
+    expect(others).toHaveLength(5);
+    for (const out of others) expect(out).not.toContain('--heap-growing-percent');
   });
 
   it('leaves huge pages out of the servers and batch commands, whose memory lives long', () => {
