@@ -2,26 +2,17 @@
 // files, their bytes and the report are the same whatever the batch, new cards' paths
 // included, which must avoid every imported page and stored file and each other across
 // batches.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { exportBrain } from '../../services/gbrain/export.js';
 import { importBrain } from '../../services/gbrain/import.js';
 import { createTopic, type BrainContext } from '../../services/knowledge/index.js';
 import { describeOn } from '../support/both-databases.js';
 import { contextFor } from '../support/knowledge.js';
-import { compareTrees, listFiles, scratchBrain } from './files.js';
+import { compareTrees, listFiles, scratchBrain, tempDirs } from './files.js';
 
-const tmp: string[] = [];
-async function tempDir(prefix: string): Promise<string> {
-  const d = await mkdtemp(join(tmpdir(), prefix));
-  tmp.push(d);
-  return d;
-}
-afterAll(async () => {
-  for (const d of tmp) await rm(d, { recursive: true, force: true });
-});
+const { make: tempDir, keep } = tempDirs();
 
 describeOn('pglite', 'GBrain export in batches', (brain) => {
   let ctx: BrainContext;
@@ -30,7 +21,7 @@ describeOn('pglite', 'GBrain export in batches', (brain) => {
   beforeAll(async () => {
     ctx = await contextFor(brain(), 'homelab');
     src = await scratchBrain();
-    tmp.push(src);
+    keep(src);
     expect((await importBrain(ctx, src)).failed).toEqual([]);
     // New cards whose natural paths are taken: by an imported page, and by each other.
     await createTopic(ctx, { slug: 'pedro-franceschi', kind: 'person', title: 'Pedro again', body: 'A namesake.' });

@@ -1,9 +1,10 @@
 // Helpers for the round-trip tests: a scratch copy of the fixture brain with the files
 // git cannot be trusted to keep as bytes (CRLF, mixed endings, BOM, invalid UTF-8), and
 // byte-for-byte comparison of two directory trees.
-import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll } from 'vitest';
 import { listFiles } from '../../bench/gbrain/list-files.js';
 
 export { listFiles };
@@ -38,4 +39,17 @@ export async function compareTrees(a: string, b: string): Promise<{ onlyA: strin
     if (!(await readFile(join(a, f))).equals(await readFile(join(b, f)))) different.push(f);
   }
   return { onlyA: fa.filter((x) => !fb.includes(x)), onlyB: fb.filter((x) => !fa.includes(x)), different };
+}
+
+/**
+ * Temporary directories for one test file, all removed after its tests: `make(prefix)` creates
+ * one, `keep(dir)` adds one made elsewhere (a scratch brain).
+ */
+export function tempDirs(): { make: (prefix: string) => Promise<string>; keep: (dir: string) => string } {
+  const dirs: string[] = [];
+  afterAll(async () => {
+    for (const d of dirs) await rm(d, { recursive: true, force: true });
+  });
+  const keep = (dir: string) => (dirs.push(dir), dir);
+  return { make: async (prefix) => keep(await mkdtemp(join(tmpdir(), prefix))), keep };
 }

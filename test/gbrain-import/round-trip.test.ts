@@ -1,27 +1,18 @@
 // Import a GBrain directory into a subject and export it again, on both databases:
 // every unchanged file comes back byte for byte; a card changed in claude-brain comes
 // back edited in the same format; a second import writes nothing.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { exportBrain } from '../../services/gbrain/export.js';
 import { importBrain, type ImportReport } from '../../services/gbrain/import.js';
 import { parsePage } from '../../services/gbrain/page.js';
 import { createTopic, history, recordEpisode, tagTopic, updateTopic, type BrainContext } from '../../services/knowledge/index.js';
 import { describeOnBothDatabases } from '../support/both-databases.js';
 import { contextFor } from '../support/knowledge.js';
-import { compareTrees, listFiles, scratchBrain } from './files.js';
+import { compareTrees, listFiles, scratchBrain, tempDirs } from './files.js';
 
-const tmp: string[] = [];
-async function tempDir(prefix: string): Promise<string> {
-  const d = await mkdtemp(join(tmpdir(), prefix));
-  tmp.push(d);
-  return d;
-}
-afterAll(async () => {
-  for (const d of tmp) await rm(d, { recursive: true, force: true });
-});
+const { make: tempDir, keep } = tempDirs();
 
 describeOnBothDatabases('GBrain import and export', (brain) => {
   let ctx: BrainContext;
@@ -36,7 +27,7 @@ describeOnBothDatabases('GBrain import and export', (brain) => {
   beforeAll(async () => {
     ctx = await contextFor(brain(), 'homelab');
     src = await scratchBrain();
-    tmp.push(src);
+    keep(src);
     first = await importBrain(ctx, src);
   });
 
