@@ -178,8 +178,9 @@ export interface ExportReport {
 /**
  * Cards loaded, rendered and written at a time. Loading the whole subject first (every card,
  * episode, original page and sidecar as JavaScript objects) took an export of the scale bench's
- * 30,000 pages to 1.16 GB of RSS; in batches its memory is about one batch's
- * (docs/performance.md, "Export in batches").
+ * 30,000 pages to 1.16 GB of RSS; in batches, 230-238 MiB, though 15-20 s slower (an index lookup
+ * per episode instead of one scan; docs/performance.md, "The import's peak at 30,000 pages;
+ * export in batches; the request log").
  */
 const EXPORT_BATCH = 200;
 

@@ -1,9 +1,10 @@
 // How the HTTP servers (MCP and the web view) log their requests. Fastify's default writes two
 // info lines per request, "incoming request" and "request completed"; an MCP client sends a
-// request per call and a ping between, so at `brain serve`'s info level that was two
-// synchronous writes of JSON per call. Measured with a raw keep-alive ping against `brain serve`
-// on the 7,500-page brain: those lines were 0.6-0.9 ms of a 2.4-3.0 ms round trip
-// (docs/performance.md, "The servers' request log").
+// request per call and pings between, so at `brain serve`'s info level every call cost two
+// synchronous writes of JSON, and a log that said little. A CPU profile put them at 0.6-0.9 ms a
+// request on a busy machine; on a quiet one a raw ping's p50 went from 2.49-3.21 to 2.37-2.83 ms
+// without them (docs/performance.md, "The import's peak at 30,000 pages; export in batches; the
+// request log").
 //
 // Now a request that went well is logged at debug (BRAIN_LOG_LEVEL=debug shows both lines as
 // before); one the server refused (4xx) at info, with what was asked and the answer; failures
