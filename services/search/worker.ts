@@ -5,7 +5,7 @@
 // It only ever embeds its own schema: personal's server embeds personal, so a project that
 // upcasts into personal never needs (or has) write access to personal's embeddings.
 import { asBackgroundWork, BrainAsleepError } from '../../db/work-order.js';
-import type { Embedder } from '../embeddings/embedder.js';
+import { EmbedderUnavailableError, type Embedder } from '../embeddings/embedder.js';
 import type { BrainContext } from '../knowledge/context.js';
 import { embedPendingBatch, modelOf } from './embed-cards.js';
 import { countPending, pendingSince, quietLookStart } from './pending.js';
@@ -123,6 +123,13 @@ export function startEmbedWorker(opts: EmbedWorkerOptions): EmbedWorker {
       return Math.max(opts.pollMs, 60_000);
     }
     try {
+      // Retrying after a failure, the embedder is asked first: a batch read for an embedder still
+      // down cost the database's one thread 35-72 ms at 7,500 pages, and brought a batch of the
+      // backlog into PGlite's memory, at every retry. The embedder's health costs it nothing.
+      if (failures > 0) {
+        const health = await embedder.health();
+        if (!health.ok) throw new EmbedderUnavailableError(health.reason ?? `${m.model} is not answering`);
+      }
       if (quiet && !fullLookWanted && Date.now() - quiet.at < (opts.fullLookMs ?? FULL_LOOK_MS)) {
         if (!(await pendingSince(ctx.db, ctx.subject.name, m, quiet.since))) return opts.pollMs;
       }

@@ -1,7 +1,8 @@
 // The embed worker while its embedder stays down: it retries with backoff, and counts the pending
 // cards at the first failure (the count the search warnings quote) but not again at every retry
-// (a count reads every card: 59-269 ms of an embedded brain's one thread at 7,500 pages). The
-// counts are seen as the statements that reach the database.
+// (a count reads every card: 59-269 ms of an embedded brain's one thread at 7,500 pages); a retry
+// asks the embedder's health before it reads a batch. The counts and batch reads are seen as the
+// statements that reach the database.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { OllamaEmbedder } from '../../services/embeddings/ollama.js';
 import { createTopic, type BrainContext } from '../../services/knowledge/index.js';
@@ -65,5 +66,25 @@ describeOn('pglite', 'embed worker while its embedder stays down', (brain) => {
     await ollama.up();
     await worker.drain();
     expect(worker.status()).toMatchObject({ state: 'ok', pending: 0 });
+  });
+
+  it('asks the embedder before reading a batch again: a retry while it is down reads no card', async () => {
+    await worker!.stop();
+    retries.length = 0;
+    await createTopic(homelab, { slug: 'svc/retry-probe', kind: 'environment', title: 'Retry probe', body: 'Written before the embedder went down again.' });
+    // pendingCards' statement (services/search/pending.ts): the batch a try reads.
+    const batches = countingStatements(homelab, "SELECT 'topic' AS entity");
+    await ollama.down();
+    const embedder = new OllamaEmbedder({ url: ollama.url, batchSize: 4, timeoutMs: 2_000 });
+    worker = startEmbedWorker({ ctx: batches.ctx, embedder, batchSize: 8, pollMs: 20, maxBackoffMs: 40, logger });
+    await until('five failed tries', () => retries.length >= 5);
+    // The first try read its batch; the four retries asked Ollama's health and stopped there.
+    expect(batches.count()).toBe(1);
+    expect(worker.status()).toMatchObject({ state: 'degraded', pending: 1 });
+    expect(worker.status().lastError).toMatch(/ECONNREFUSED|fetch failed|not reachable|unavailable/i);
+    await ollama.up();
+    await worker.drain();
+    expect(worker.status()).toMatchObject({ state: 'ok', pending: 0 });
+    expect(batches.count()).toBeGreaterThan(1);
   });
 });
