@@ -124,8 +124,8 @@ export function startEmbedWorker(opts: EmbedWorkerOptions): EmbedWorker {
     }
     try {
       // Retrying after a failure, the embedder is asked first: a batch read for an embedder still
-      // down cost the database's one thread 35-72 ms at 7,500 pages, and brought a batch of the
-      // backlog into PGlite's memory, at every retry. The embedder's health costs it nothing.
+      // down cost the database's one thread 35-72 ms at 7,500 pages at every retry, in front of
+      // whatever search came meanwhile. The embedder's health costs the database nothing.
       if (failures > 0) {
         const health = await embedder.health();
         if (!health.ok) throw new EmbedderUnavailableError(health.reason ?? `${m.model} is not answering`);
