@@ -207,12 +207,21 @@ const byPathOf = (problems: BrainProblem[]): BrainProblem[] => problems.sort((a,
 /**
  * Writes pages (unchanged pages byte for byte, edited ones re-rendered), special files and
  * sidecars under `dir`, creating directories as needed. Existing files are overwritten.
+ * `written`: the paths earlier calls wrote into the same directory (an export writes in
+ * batches); a path given again is refused as within one call, and this call's are added.
  */
-export async function writeBrainDirectory(dir: string, pages: readonly ParsedPage[], specials: readonly SpecialFile[] = [], sidecars: readonly Sidecar[] = []): Promise<void> {
+export async function writeBrainDirectory(
+  dir: string,
+  pages: readonly ParsedPage[],
+  specials: readonly SpecialFile[] = [],
+  sidecars: readonly Sidecar[] = [],
+  written: Set<string> = new Set(),
+): Promise<void> {
   const files = new Map<string, () => Buffer>();
   const add = (relPath: string, render: () => Buffer): void => {
     const safe = checkRelPath(relPath);
-    if (files.has(safe)) throw new Error(`${safe}: given twice to writeBrainDirectory; each file is written once`);
+    if (written.has(safe)) throw new Error(`${safe}: given twice to writeBrainDirectory; each file is written once`);
+    written.add(safe);
     files.set(safe, render);
   };
   for (const p of pages) add(p.relPath, () => renderChangedPage(p));

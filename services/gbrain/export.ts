@@ -203,12 +203,8 @@ export async function exportBrain(ctx: BrainContext, dir: string, opts: ExportOp
   const problems: ExportProblem[] = [];
   const write = async (rendered: { files: RenderedFile[]; problems: ExportProblem[] }): Promise<void> => {
     problems.push(...rendered.problems);
-    for (const f of rendered.files) {
-      if (written.has(f.relPath)) throw new Error(`${f.relPath}: given twice to writeBrainDirectory; each file is written once`);
-      written.add(f.relPath);
-      tally.push({ kind: f.kind, status: f.status });
-    }
-    await writeBrainDirectory(dir, [], rendered.files.map((f) => ({ relPath: f.relPath, bytes: f.bytes })));
+    for (const f of rendered.files) tally.push({ kind: f.kind, status: f.status });
+    await writeBrainDirectory(dir, [], rendered.files.map((f) => ({ relPath: f.relPath, bytes: f.bytes })), [], written);
   };
   const batch = opts.batch ?? EXPORT_BATCH;
   for (let from = 0; from < ids.length; from += batch) {
