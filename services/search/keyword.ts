@@ -104,6 +104,12 @@ async function planParts(db: Db | Trx, parts: readonly Part[], words: string, li
   return plans;
 }
 
+/** A constant as a float8 literal (a bare decimal literal is numeric). */
+function float8(x: number): RawBuilder<unknown> {
+  if (!Number.isFinite(x)) throw new RangeError(`not a finite number: ${x}`);
+  return sql.raw(`${x}::float8`);
+}
+
 /** BM25's term-saturation and length-normalisation constants (the usual values). */
 const BM25_K1 = 1.2;
 const BM25_B = 0.75;
@@ -133,8 +139,11 @@ function partSelect(p: Part, q: TextQuery, filters: SearchFilters, limit: number
   // the lateral subquery a subquery run once per term: folded into one join of the terms with the
   // table, PGlite planned a scan of the table testing every card against every term (a 50-word
   // text on 2,000 cards took 700 ms in PGlite instead of 270).
+  // The normaliser 1 + k1 * (1 - b + b * size / average), folded to A + B * size in float8: a
+  // decimal literal is numeric in SQL, and numeric arithmetic over every candidate took a quarter
+  // of a planned statement in PGlite (21.8 ms against 16.2 ms p50 at 7,500 pages).
   const b = limits.lengthDamping ?? BM25_B;
-  const norm = sql`(1 + ${sql.lit(BM25_K1)} * (${sql.lit(1 - b)} + ${sql.lit(b)} * m.size / ${sql.lit(plan.averageSize)}::float8))`;
+  const norm = sql`(${float8(1 + BM25_K1 * (1 - b))} + ${float8((BM25_K1 * b) / plan.averageSize)} * m.size)`;
   return sql`(${head}
       FROM (SELECT m.id FROM (VALUES ${sql.join(terms)}) w(term, weight)
              CROSS JOIN LATERAL (SELECT c.id, pg_column_size(c.search) AS size FROM ${table} c, q WHERE c.search @@ w.term${excluded} AND ${filter('c')} OFFSET 0) m

@@ -6,7 +6,9 @@
 import { beforeAll, expect, it } from 'vitest';
 import { createTopic, type BrainContext } from '../../services/knowledge/index.js';
 import { searchColumnStats } from '../../services/search/column-stats.js';
+import { rankStatement } from '../../services/search/keyword.js';
 import { rankedSearch, search } from '../../services/search/search.js';
+import { parseTextQuery } from '../../services/search/text-query.js';
 import { MATCH_ROW_BUDGET } from '../../services/search/selectivity.js';
 import { describeOnBothDatabases } from '../support/both-databases.js';
 import { contextFor, roleOf } from '../support/knowledge.js';
@@ -57,6 +59,21 @@ describeOnBothDatabases('keyword search on big tables (planned)', (brain) => {
     expect(r.keywordPlan!.narrowed.get('homelab.topics')?.terms.map((t) => t.lexemes)).toEqual([['frobnic']]);
     expect(r.keywordPlan!.widened).toBe(true);
     expect(r.keyword.length).toBeGreaterThan(0); // every card says "server"
+  });
+
+  it('scores the candidates of a plan in float8, not numeric', async () => {
+    // A decimal literal is numeric in SQL: the normaliser written with one computed every
+    // candidate's score in numeric, a quarter of a planned statement's time in PGlite.
+    const query = 'which server runs the zigbee coordinator?';
+    const r = await rankedSearch(homelab, { query, mode: 'keyword', subject: 'homelab' });
+    expect(r.keywordPlan!.narrowed.size).toBe(1);
+    const filters = { kinds: [], tags: [], includeEpisodes: false, includeTopics: true };
+    const compiled = rankStatement(['homelab'], parseTextQuery(query), filters, 50, r.keywordPlan!.narrowed).compile(homelab.db);
+    expect(compiled.sql).toMatch(/pg_column_size/);
+    const plan = await brain().admin.query<Record<string, string>>(`EXPLAIN (VERBOSE, COSTS OFF) ${compiled.sql}`, [...compiled.parameters]);
+    const text = plan.map((row) => Object.values(row).join('')).join('\n');
+    expect(text).toMatch(/Sort Key: \(\(sum\(/);
+    expect(text).not.toMatch(/numeric/);
   });
 
   it('keeps filters and exclusions in the planned path', async () => {
