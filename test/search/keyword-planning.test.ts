@@ -67,7 +67,7 @@ describeOnBothDatabases('keyword search on big tables (planned)', (brain) => {
     const query = 'which server runs the zigbee coordinator?';
     const r = await rankedSearch(homelab, { query, mode: 'keyword', subject: 'homelab' });
     expect(r.keywordPlan!.narrowed.size).toBe(1);
-    const filters = { kinds: [], tags: [], includeEpisodes: false, includeTopics: true };
+    const filters = { kinds: [], tags: [], since: undefined, until: undefined, includeEpisodes: false, includeTopics: true };
     const compiled = rankStatement(['homelab'], parseTextQuery(query), filters, 50, r.keywordPlan!.narrowed).compile(homelab.db);
     expect(compiled.sql).toMatch(/pg_column_size/);
     const plan = await brain().admin.query<Record<string, string>>(`EXPLAIN (VERBOSE, COSTS OFF) ${compiled.sql}`, [...compiled.parameters]);
