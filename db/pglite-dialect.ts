@@ -38,6 +38,7 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import type { EmbeddedDatabase } from './embedded.js';
+import { exchange, readReply } from './pglite-wire.js';
 import { ident } from './sql.js';
 import { isBackgroundWork, workPriority } from './work-order.js';
 
@@ -200,7 +201,10 @@ class PGliteRoleConnection implements DatabaseConnection {
   private async send(messages: readonly Uint8Array[], syncToFs: boolean): Promise<BackendMessage[]> {
     const pg = this.embedded.pg;
     const message = concat(messages);
-    return pg.runExclusive(async () => (await pg.execProtocol(message, { syncToFs })).messages);
+    const reply = readReply(await pg.runExclusive(() => exchange(pg, message, syncToFs)));
+    if (reply.error) throw reply.error;
+    // The shapes PGlite's parseResults and parseDescribeStatementResults read (pglite-wire.ts).
+    return reply.messages as unknown as BackendMessage[];
   }
 
   /** Forgets the least recently used statement, returning it (its Close goes out with the next batch). */
