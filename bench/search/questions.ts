@@ -145,18 +145,23 @@ export async function runQuestions(opts: { small?: boolean; embedder?: Embedder;
     for (const g of grid.slice(0, 10)) log(`    k ${g.r.rrfK}, depth ${g.r.fusionDepth}, keyword weight ${g.r.keywordWeight}: ${fmt(g.r5)}/${fmt(g.r10)}`);
     // The vector list as search reads it (fusionDepth cards from fusionDepth x vectorChunksPerCard
     // nearest chunks: the HNSW search's cost), fused with the keyword list as shipped.
-    const vectorDepth: string[] = [];
-    for (const perCard of [1, 1.5, 2, 3]) {
+    const asSearchReads = async (r: Ranking): Promise<string> => {
       const shallow = new Map<Lists, RankedRef[]>();
       for (const l of lists) {
         if (!l.queryVector) continue;
-        const chunkLimit = Math.ceil(RANKING.fusionDepth * perCard);
-        shallow.set(l, await vectorSearch(l.ctx.db, l.vectorSubjects, { ...l.queryVector, chunkLimit }, ALL_CARDS, RANKING.fusionDepth));
+        const chunkLimit = Math.ceil(r.fusionDepth * r.vectorChunksPerCard);
+        shallow.set(l, await vectorSearch(l.ctx.db, l.vectorSubjects, { ...l.queryVector, chunkLimit }, ALL_CARDS, r.fusionDepth));
       }
-      const fused = (l: Lists) => hybrid({ ...l, vector: (shallow.get(l) as VectorHit[] | undefined) ?? [] }, RANKING);
-      vectorDepth.push(`${perCard}: ${fmt(recall(fused, 5))}/${fmt(recall(fused, 10))}`);
-    }
+      const fused = (l: Lists) => hybrid({ ...l, vector: (shallow.get(l) as VectorHit[] | undefined) ?? [] }, r);
+      return `${fmt(recall(fused, 5))}/${fmt(recall(fused, 10))}`;
+    };
+    const vectorDepth: string[] = [];
+    for (const perCard of [1, 1.5, 2, 3]) vectorDepth.push(`${perCard}: ${await asSearchReads({ ...RANKING, vectorChunksPerCard: perCard })}`);
     log(`  vectorChunksPerCard  ${vectorDepth.join('  ')}`);
+    // fusionDepth again, with the vector list as search reads it at that depth (fewer chunks from the HNSW index, not a slice of a deep list).
+    const fusionDepths: string[] = [];
+    for (const fusionDepth of [20, 30, 40, 50]) fusionDepths.push(`${fusionDepth}: ${await asSearchReads({ ...RANKING, fusionDepth })}`);
+    log(`  fusionDepth, as search reads it  ${fusionDepths.join('  ')}`);
     const styleOf = (style: string, r: Ranking) => `${fmt(recall((l) => hybrid(l, r), 5, real.filter((l) => l.q.style === style)))}/${fmt(recall((l) => hybrid(l, r), 10, real.filter((l) => l.q.style === style)))}`;
     log(`  boosts on the styles they serve: recent (recencyWeight 0 / 0.05 / 0.1 / 0.2): ${[0, 0.05, 0.1, 0.2].map((w) => styleOf('recent', { ...RANKING, recencyWeight: w })).join('  ')}`);
     log(`                                    kind (kindBoost 0 / 0.1 / 0.2 / 0.4): ${[0, 0.1, 0.2, 0.4].map((b) => styleOf('kind', { ...RANKING, kindBoost: b })).join('  ')}`);
