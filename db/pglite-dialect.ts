@@ -14,7 +14,8 @@
 // run as the superuser; if the statement fails, the COMMIT ends its transaction as a rollback.
 // Parameters are serialised as PGlite's query() does, by the types Postgres infers for them;
 // those are asked for (under the role, in the statement's transaction) the first time a
-// statement's text is seen, and remembered.
+// statement's text is seen, and remembered. The replies are read by pglite-wire.ts, not by
+// PGlite's own reader, which copied every field of every row before decoding it.
 //
 // Each statement text is prepared once, as a named statement of the session, and then only
 // bound and executed: PGlite re-parsed, re-analysed and re-planned every statement on every
@@ -197,7 +198,7 @@ class PGliteRoleConnection implements DatabaseConnection {
     if (sent) await this.send([serialize.query(command)], true);
   }
 
-  /** Sends messages in one call; PGlite throws the first database error after Postgres has read them all. */
+  /** Sends messages in one call; the first database error is thrown after Postgres has read them all. */
   private async send(messages: readonly Uint8Array[], syncToFs: boolean): Promise<BackendMessage[]> {
     const pg = this.embedded.pg;
     const message = concat(messages);
