@@ -22,6 +22,17 @@ export type WireMessage =
 
 const decoder = new TextDecoder('utf-8', { fatal: false });
 
+/** Messages the dialect reads by name only. A notice (N) is only logged by PGlite, in debug mode. */
+const NAMED_ONLY = new Map<number, 'bindComplete' | 'parseComplete' | 'closeComplete' | 'noData' | 'emptyQuery' | 'portalSuspended' | 'notice'>([
+  [0x32, 'bindComplete'],
+  [0x31, 'parseComplete'],
+  [0x33, 'closeComplete'],
+  [0x6e, 'noData'],
+  [0x49, 'emptyQuery'],
+  [0x73, 'portalSuspended'],
+  [0x4e, 'notice'],
+]);
+
 /** The reply of one batch: its messages up to the first error, and that error. */
 export interface WireReply {
   messages: WireMessage[];
@@ -90,29 +101,8 @@ export function readReply(bytes: Uint8Array): WireReply {
         break;
       case 0x45: // E: ErrorResponse
         return { messages, error: databaseError(bytes, body, next, length) };
-      case 0x32:
-        messages.push({ name: 'bindComplete' });
-        break;
-      case 0x31:
-        messages.push({ name: 'parseComplete' });
-        break;
-      case 0x33:
-        messages.push({ name: 'closeComplete' });
-        break;
-      case 0x6e:
-        messages.push({ name: 'noData' });
-        break;
-      case 0x49:
-        messages.push({ name: 'emptyQuery' });
-        break;
-      case 0x73:
-        messages.push({ name: 'portalSuspended' });
-        break;
-      case 0x4e: // N: a notice (PGlite's execProtocol only logs it in debug mode)
-        messages.push({ name: 'notice' });
-        break;
       default: // parameter status, notifications, copy: nothing the dialect reads
-        messages.push({ name: 'other' });
+        messages.push({ name: NAMED_ONLY.get(type) ?? 'other' });
     }
     at = next;
   }
