@@ -124,3 +124,44 @@ describe.runIf(process.platform === 'linux')('a fresh memory made quick to zero'
   });
 });
 
+
+describe.runIf(process.platform === 'linux')('pages handed back fault in again', () => {
+  const MiB = 1024 * 1024;
+
+  it.runIf(hugePagesOnAdvice())("in huge pages where a whole 2 MB block was handed back, in normal pages at the run's ends", () => {
+    // As a PGlite after its start: the memory on normal pages (settled), Postgres's data at the
+    // start, then the page cache, zero from 3.5 MiB on; a page in use in the middle at 20 MiB.
+    const memory = wasmMemory(32 * MiB, 64 * MiB);
+    expect(endHugePages(memory.buffer, 64 * MiB)).toBe(true);
+    const heap = new Uint8Array(memory.buffer);
+    heap.fill(5, 0, 3.5 * MiB);
+    heap.fill(9, 20 * MiB, 20 * MiB + 4096);
+    heap.fill(0, 3.5 * MiB, 20 * MiB);
+    heap.fill(0, 20 * MiB + 4096);
+    expect(dropZeroPages(heap)).toBe(32 * MiB - 3.5 * MiB - 4096);
+    const handedBack = mappingsOf(memory.buffer);
+    expect(handedBack.rssKiB).toBeLessThanOrEqual(3.5 * 1024 + 4);
+    // The blocks 4-20 MiB and 22-32 MiB advised; 2-4 MiB (data up to 3.5) and 20-22 MiB (the page in use) not.
+    expect(handedBack.advisedHugeKiB).toBe((16 + 10) * 1024);
+
+    // Postgres reads one page into the cache at 4 MiB: the kernel faults in the whole block.
+    heap[4 * MiB + 100] = 1;
+    const refilled = mappingsOf(memory.buffer);
+    expect(refilled.hugeKiB).toBe(2048);
+    expect(refilled.rssKiB).toBeGreaterThanOrEqual(3.5 * 1024 + 2048);
+    // ... and at 21 MiB, beside the page in use, a page alone (no huge page gathering the block).
+    heap[21 * MiB] = 1;
+    expect(mappingsOf(memory.buffer).hugeKiB).toBe(2048);
+    expect(heap[20 * MiB]).toBe(9);
+    expect(heap[3.5 * MiB - 1]).toBe(5);
+
+    // The next idle trim hands the zero part of the huge page back, and that block goes back to normal pages.
+    expect(dropZeroPages(heap)).toBe(32 * MiB - 3.5 * MiB - 3 * 4096);
+    const again = mappingsOf(memory.buffer);
+    expect(again.hugeKiB).toBe(0);
+    expect(again.rssKiB).toBeLessThanOrEqual(3.5 * 1024 + 3 * 4 + 4);
+    // 6-20 and 22-32 MiB stay advised; 4-6 MiB, which holds a page in use now, does not (khugepaged would fill it again).
+    expect(again.advisedHugeKiB).toBe((14 + 10) * 1024);
+    expect(heap[4 * MiB + 100]).toBe(1);
+  });
+});

@@ -12,23 +12,32 @@ export const hugePagesOnAdvice = (): boolean => {
   }
 };
 
-/** What /proc/self/smaps says of the mappings in [start, start + bytes): resident and huge-page kB, and each mapping's flags. */
-export function mappingsOf(buffer: ArrayBuffer, bytes = buffer.byteLength): { rssKiB: number; hugeKiB: number; flags: string[] } {
+/**
+ * What /proc/self/smaps says of the mappings in [start, start + bytes): resident and huge-page kB,
+ * each mapping's flags, and how many kB of the range are advised for huge pages (flag `hg`).
+ */
+export function mappingsOf(buffer: ArrayBuffer, bytes = buffer.byteLength): { rssKiB: number; hugeKiB: number; flags: string[]; advisedHugeKiB: number } {
   const start = (createRequire(import.meta.url)('koffi') as typeof import('koffi')).address(new Uint8Array(buffer));
   const end = start + BigInt(bytes);
-  const out = { rssKiB: 0, hugeKiB: 0, flags: [] as string[] };
+  const out = { rssKiB: 0, hugeKiB: 0, flags: [] as string[], advisedHugeKiB: 0 };
   let inside = false;
+  let overlapKiB = 0;
   for (const line of readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
     const range = /^([0-9a-f]+)-([0-9a-f]+) /.exec(line);
     if (range) {
-      inside = BigInt(`0x${range[1]}`) < end && BigInt(`0x${range[2]}`) > start;
+      const [from, to] = [BigInt(`0x${range[1]}`), BigInt(`0x${range[2]}`)];
+      inside = from < end && to > start;
+      overlapKiB = inside ? Number(((to < end ? to : end) - (from > start ? from : start)) / 1024n) : 0;
       continue;
     }
     if (!inside) continue;
     const field = /^(Rss|AnonHugePages|VmFlags):\s+(.*)$/.exec(line);
     if (field?.[1] === 'Rss') out.rssKiB += parseInt(field[2]!, 10);
     if (field?.[1] === 'AnonHugePages') out.hugeKiB += parseInt(field[2]!, 10);
-    if (field?.[1] === 'VmFlags') out.flags.push(field[2]!.trim());
+    if (field?.[1] === 'VmFlags') {
+      out.flags.push(field[2]!.trim());
+      if (field[2]!.trim().split(' ').includes('hg')) out.advisedHugeKiB += overlapKiB;
+    }
   }
   return out;
 }
