@@ -187,25 +187,28 @@ const HUGE_PAGE = 2n * 1024n * 1024n;
  * order, so after a start the cache's unread part is one long run of zero pages, read into later
  * page by page; on this machine (a Firecracker VM) each 4 kB first touch cost 12-35 µs, two per
  * 8 kB page read, most of a cold search's page reads (a cold hybrid search over MCP at 7,500
- * pages: 338 faults). So each whole 2 MB block of the run is advised for huge pages again: the
- * first page Postgres reads into such a block faults it in at once, zeroed by the kernel, and the
- * next 255 cost nothing. What that holds resident beyond what is read is at most the block being
- * filled, and the next idle trim hands its zero part back. The run's partial blocks at either end
- * hold pages in use: they are kept on normal pages, because khugepaged gathers a block advised for
- * huge pages into one as soon as a single page of it is resident, which would make the pages just
- * handed back resident again.
+ * pages: 336 faults). So the run's whole 2 MB blocks but its first are advised for huge pages
+ * again: the first page Postgres reads into such a block faults it in at once, zeroed by the
+ * kernel, and the next 255 cost nothing (30-41 faults per cold search). What that holds resident
+ * beyond what is read is at most the block being filled, and the next idle trim hands its zero
+ * part back. The run's partial blocks at either end hold pages in use: they are kept on normal
+ * pages, because khugepaged gathers a block advised for huge pages into one as soon as a single
+ * page of it is resident, which would make the pages just handed back resident again.
  */
 function adviseRefill(libc: Libc, from: bigint, to: bigint, memoryStart: bigint, memoryEnd: bigint): void {
-  const down = (a: bigint) => (a / HUGE_PAGE) * HUGE_PAGE;
-  const first = down(from + HUGE_PAGE - 1n);
-  const last = down(to);
-  if (last > first) libc.madvise(first, Number(last - first), MADV_HUGEPAGE);
-  for (const edge of new Set([down(from), last]))
-    if (edge < from || (edge === last && last < to)) {
-      const a = edge < memoryStart ? memoryStart : edge;
-      const b = edge + HUGE_PAGE > memoryEnd ? memoryEnd : edge + HUGE_PAGE;
-      if (b > a) libc.madvise(a, Number(b - a), MADV_NOHUGEPAGE);
-    }
+  const advise = (a: bigint, b: bigint, advice: number) => {
+    if (a < memoryStart) a = memoryStart;
+    if (b > memoryEnd) b = memoryEnd;
+    if (b > a) libc.madvise(a, Number(b - a), advice);
+  };
+  const first = ((from + HUGE_PAGE - 1n) / HUGE_PAGE) * HUGE_PAGE; // the run's first whole block
+  const last = (to / HUGE_PAGE) * HUGE_PAGE; // the end of its last whole block
+  if (first > from) advise(first - HUGE_PAGE, first, MADV_NOHUGEPAGE);
+  if (last < to) advise(last, last + HUGE_PAGE, MADV_NOHUGEPAGE);
+  // The first whole block stays on normal pages too: what an idle server reads after the trim
+  // (its maintenance pass, a health check's statement) lands there, a few pages and not 2 MB.
+  if (last > first) advise(first, first + HUGE_PAGE, MADV_NOHUGEPAGE);
+  if (last > first + HUGE_PAGE) advise(first + HUGE_PAGE, last, MADV_HUGEPAGE);
 }
 
 /** glibc's functions through koffi, or null where there are none (not Linux; musl has no libc.so.6; koffi missing). */
