@@ -10,8 +10,8 @@
 //      embedding (an HTTP call to the fake Ollama), the vector statement, the relevance evidence,
 //      the display (titles and snippets). In search() the first three overlap; the others follow.
 //   3. Over MCP against `brain serve` on the same data directory: ping and tools/list round
-//      trips (the transport alone), the same searches cold then warm, and this process's CPU per
-//      call (the v1 SDK client).
+//      trips (the transport alone), the same searches cold then warm, this process's CPU per
+//      call (the v1 SDK client) and the server's minor page faults per search (Linux).
 // Numbers only; docs/performance.md ("Where a search's time goes") has the method and figures.
 //
 // With --slowest N, also the N queries whose parts took longest, each part's time beside them.
@@ -40,7 +40,7 @@ import { percentile } from '../search/metrics.js';
 import { SUBJECT } from './brain-home.js';
 import { fail, KEPT_BRAIN_OPTIONS, keptBrainArgs, keptBrainEnv, orExit, wholeOption } from './kept-brain.js';
 import { connect, runQueries } from './mcp.js';
-import { loadAverage, startServer } from './processes.js';
+import { loadAverage, minorFaultsOf, startServer } from './processes.js';
 import { keptBrainQueries, type Query } from './queries.js';
 
 const { values } = parseArgs({
@@ -147,6 +147,8 @@ const port = findSubject(loadSubjects(join(dir, 'config', 'subjects.yaml')), SUB
 const baseUrl = `http://127.0.0.1:${port}`;
 const server = startServer(env, SUBJECT, baseUrl);
 let cpuPerCall = { transport: NaN, search: NaN };
+/** The server's minor page faults per search over MCP (Linux). */
+let serverFaults: { cold: number; warm: number } | undefined;
 try {
   await server.healthy;
   await server.openLine;
@@ -165,9 +167,15 @@ try {
     }
     const transportCpu = process.cpuUsage(cpu);
     rows.push(['MCP ping round trip', ping], ['MCP tools/list round trip', list]);
+    const faults = () => (server.child.pid === undefined ? undefined : minorFaultsOf(server.child.pid));
+    const before = faults();
     const cold = await runQueries(client, queries, mode, 'cold', paceMs);
+    const between = faults();
     cpu = process.cpuUsage();
     const warm = await runQueries(client, queries, mode, 'warm', paceMs);
+    const after = faults();
+    if (before !== undefined && between !== undefined && after !== undefined)
+      serverFaults = { cold: (between - before) / cold.length, warm: (after - between) / warm.length };
     const searchCpu = process.cpuUsage(cpu);
     const failed = [...cold, ...warm].filter((s) => s.error);
     if (failed.length > 0) throw new Error(`${failed.length} search(es) over MCP failed, the first: ${failed[0]!.error}`);
@@ -200,3 +208,4 @@ if (slowest > 0) {
   }
 }
 console.log(`\nThis process's CPU per MCP call (the v1 client): ${cpuPerCall.transport.toFixed(2)} ms for ping or tools/list, ${cpuPerCall.search.toFixed(2)} ms for a search.`);
+if (serverFaults) console.log(`The server's minor page faults (first touches of memory) per search over MCP: ${serverFaults.cold.toFixed(0)} cold, ${serverFaults.warm.toFixed(0)} warm.`);
