@@ -3,6 +3,7 @@
 // all-zero pages of a WebAssembly memory leave the resident set while reading the same; and a
 // fresh memory is faulted in as huge pages before Postgres zeroes it.
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { dropZeroPages, endHugePages, giveMemoryBack, prepareForZeroing } from '../../db/process-memory.js';
 import { hugePagesOnAdvice, mappingsOf } from '../support/memory-maps.js';
@@ -124,45 +125,50 @@ describe.runIf(process.platform === 'linux')('a fresh memory made quick to zero'
   });
 });
 
-
 describe.runIf(process.platform === 'linux')('pages handed back fault in again', () => {
   const MiB = 1024 * 1024;
 
   it.runIf(hugePagesOnAdvice())("in huge pages where a whole 2 MB block was handed back, in normal pages at the run's ends", () => {
     // As a PGlite after its start: the memory on normal pages (settled), Postgres's data at the
-    // start, then the page cache, zero from 3.5 MiB on; a page in use in the middle at 20 MiB.
-    const memory = wasmMemory(32 * MiB, 64 * MiB);
+    // start, then the page cache, zero from 3.5 MiB on; a page in use in the middle at 20 MiB,
+    // and data again from 32 MiB. Offsets are from the first 2 MB boundary in the memory (`at`).
+    const memory = wasmMemory(36 * MiB, 64 * MiB);
     expect(endHugePages(memory.buffer, 64 * MiB)).toBe(true);
     const heap = new Uint8Array(memory.buffer);
-    heap.fill(5, 0, 3.5 * MiB);
-    heap.fill(9, 20 * MiB, 20 * MiB + 4096);
-    heap.fill(0, 3.5 * MiB, 20 * MiB);
-    heap.fill(0, 20 * MiB + 4096);
-    expect(dropZeroPages(heap)).toBe(32 * MiB - 3.5 * MiB - 4096);
+    const base = (createRequire(import.meta.url)('koffi') as typeof import('koffi')).address(heap);
+    const o = Number((2n * BigInt(MiB) - (base % (2n * BigInt(MiB)))) % (2n * BigInt(MiB)));
+    const at = (mib: number) => o + mib * MiB;
+    heap.fill(5, 0, at(3.5));
+    heap.fill(9, at(20), at(20) + 4096);
+    heap.fill(7, at(32));
+    heap.fill(0, at(3.5), at(20));
+    heap.fill(0, at(20) + 4096, at(32));
+    const dataKiB = (heap.length - (at(32) - at(3.5)) + 4096) / 1024;
+    expect(dropZeroPages(heap)).toBe(at(32) - at(3.5) - 4096);
     const handedBack = mappingsOf(memory.buffer);
-    expect(handedBack.rssKiB).toBeLessThanOrEqual(3.5 * 1024 + 4);
+    expect(handedBack.rssKiB).toBeLessThanOrEqual(dataKiB + 8);
     // Advised: 6-20 and 24-32 MiB. Not: 2-4 MiB (data up to 3.5), 20-22 MiB (the page in use), and
     // each run's first whole block, 4-6 and 22-24 MiB, where the few pages an idle server reads go.
     expect(handedBack.advisedHugeKiB).toBe((14 + 8) * 1024);
 
     // Postgres reads one page into the cache at 6 MiB: the kernel faults in the whole block.
-    heap[6 * MiB + 100] = 1;
+    heap[at(6) + 100] = 1;
     const refilled = mappingsOf(memory.buffer);
     expect(refilled.hugeKiB).toBe(2048);
-    expect(refilled.rssKiB).toBeGreaterThanOrEqual(3.5 * 1024 + 2048);
+    expect(refilled.rssKiB).toBeGreaterThanOrEqual(dataKiB + 2048 - 8);
     // ... and one at 4 MiB and one at 21 MiB (beside the page in use): a page alone each.
-    heap[4 * MiB] = 1;
-    heap[21 * MiB] = 1;
+    heap[at(4)] = 1;
+    heap[at(21)] = 1;
     expect(mappingsOf(memory.buffer).hugeKiB).toBe(2048);
-    expect(heap[20 * MiB]).toBe(9);
-    expect(heap[3.5 * MiB - 1]).toBe(5);
+    expect(heap[at(20)]).toBe(9);
+    expect(heap[at(3.5) - 1]).toBe(5);
 
     // The next idle trim hands the zero part of the huge page back, and that block goes back to normal pages.
-    expect(dropZeroPages(heap)).toBe(32 * MiB - 3.5 * MiB - 4 * 4096);
+    expect(dropZeroPages(heap)).toBe(at(32) - at(3.5) - 4 * 4096);
     const again = mappingsOf(memory.buffer);
     expect(again.hugeKiB).toBe(0);
-    expect(again.rssKiB).toBeLessThanOrEqual(3.5 * 1024 + 4 * 4 + 4);
-    expect(heap[6 * MiB + 100]).toBe(1);
+    expect(again.rssKiB).toBeLessThanOrEqual(dataKiB + 3 * 4 + 8);
+    expect(heap[at(6) + 100]).toBe(1);
     // Advised now: 10-20 and 24-32 MiB. 6-8 MiB holds a page in use (khugepaged would fill it
     // again), 8-10 is its run's first whole block.
     expect(again.advisedHugeKiB).toBe((10 + 8) * 1024);
