@@ -50,22 +50,30 @@ function descendants(pid: number): number[] {
 }
 
 /**
- * Minor page faults so far (/proc/PID/stat), summed over the process and its children: each is a
- * first touch of a page, which on this VM costs 12-35 µs (docs/performance.md). Undefined off Linux.
+ * Reads /proc/PID/`file` of the process and each of its children into `add`; whether any was
+ * read (none off Linux, or once all have exited).
  */
-export function minorFaultsOf(pid: number): number | undefined {
-  let faults = 0;
+function readEachLive(pid: number, file: 'stat' | 'status', add: (text: string) => void): boolean {
   let seen = false;
   for (const p of descendants(pid)) {
     try {
-      // The fields after the command name (which may hold spaces), from field 3 on: minflt is field 10.
-      const fields = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      faults += Number(fields[7]);
+      add(readFileSync(`/proc/${p}/${file}`, 'utf8'));
       seen = true;
     } catch {
       // exited between the listing and the read
     }
   }
+  return seen;
+}
+
+/**
+ * Minor page faults so far (/proc/PID/stat), summed over the process and its children: each is a
+ * first touch of a page, which on this VM costs 12-35 µs (docs/performance.md). Undefined off Linux.
+ */
+export function minorFaultsOf(pid: number): number | undefined {
+  let faults = 0;
+  // The fields after the command name (which may hold spaces), from field 3 on: minflt is field 10.
+  const seen = readEachLive(pid, 'stat', (stat) => (faults += Number(stat.split(') ')[1]!.split(' ')[7])));
   return seen ? faults : undefined;
 }
 
@@ -73,17 +81,10 @@ export function minorFaultsOf(pid: number): number | undefined {
 export function memoryOf(pid: number): { rssMb: number; hwmMb: number } | undefined {
   let rss = 0;
   let hwm = 0;
-  let seen = false;
-  for (const p of descendants(pid)) {
-    try {
-      const status = readFileSync(`/proc/${p}/status`, 'utf8');
-      rss += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-      hwm += Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
-      seen = true;
-    } catch {
-      // exited between the listing and the read
-    }
-  }
+  const seen = readEachLive(pid, 'status', (status) => {
+    rss += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    hwm += Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  });
   return seen ? { rssMb: rss / 1024, hwmMb: hwm / 1024 } : undefined;
 }
 

@@ -3,10 +3,9 @@
 // all-zero pages of a WebAssembly memory leave the resident set while reading the same; and a
 // fresh memory is faulted in as huge pages before Postgres zeroes it.
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { dropZeroPages, endHugePages, giveMemoryBack, prepareForZeroing } from '../../db/process-memory.js';
-import { hugePagesOnAdvice, mappingsOf } from '../support/memory-maps.js';
+import { addressOf, hugePagesOnAdvice, mappingsOf } from '../support/memory-maps.js';
 
 /** A WebAssembly memory of `bytes` (the project's TypeScript libraries leave out the DOM's declarations of it). */
 const wasmMemory = (bytes: number, maximum?: number): { buffer: ArrayBuffer } =>
@@ -135,8 +134,8 @@ describe.runIf(process.platform === 'linux')('pages handed back fault in again',
     const memory = wasmMemory(36 * MiB, 64 * MiB);
     expect(endHugePages(memory.buffer, 64 * MiB)).toBe(true);
     const heap = new Uint8Array(memory.buffer);
-    const base = (createRequire(import.meta.url)('koffi') as typeof import('koffi')).address(heap);
-    const o = Number((2n * BigInt(MiB) - (base % (2n * BigInt(MiB)))) % (2n * BigInt(MiB)));
+    const block = 2n * BigInt(MiB);
+    const o = Number((block - (addressOf(memory.buffer) % block)) % block);
     const at = (mib: number) => o + mib * MiB;
     heap.fill(5, 0, at(3.5));
     heap.fill(9, at(20), at(20) + 4096);

@@ -12,12 +12,15 @@ export const hugePagesOnAdvice = (): boolean => {
   }
 };
 
+/** Where `buffer` starts in this process's memory. */
+export const addressOf = (buffer: ArrayBuffer): bigint => (createRequire(import.meta.url)('koffi') as typeof import('koffi')).address(new Uint8Array(buffer));
+
 /**
  * What /proc/self/smaps says of the mappings in [start, start + bytes): resident and huge-page kB,
  * each mapping's flags, and how many kB of the range are advised for huge pages (flag `hg`).
  */
 export function mappingsOf(buffer: ArrayBuffer, bytes = buffer.byteLength): { rssKiB: number; hugeKiB: number; flags: string[]; advisedHugeKiB: number } {
-  const start = (createRequire(import.meta.url)('koffi') as typeof import('koffi')).address(new Uint8Array(buffer));
+  const start = addressOf(buffer);
   const end = start + BigInt(bytes);
   const out = { rssKiB: 0, hugeKiB: 0, flags: [] as string[], advisedHugeKiB: 0 };
   let inside = false;
