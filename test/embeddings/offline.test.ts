@@ -102,7 +102,8 @@ describe('OfflineEmbedder (USE lite, bundled weights)', () => {
     expect(ticks.length).toBeGreaterThan(elapsed / 20 / 4);
     const gaps = ticks.slice(1).map((t, i) => t - ticks[i]!);
     expect(gaps.length).toBeGreaterThan(10);
-    expect(Math.max(...gaps)).toBeLessThan(1_000);
+    // No gap near the whole run, which is what a model computing on this thread would leave.
+    expect(Math.max(...gaps)).toBeLessThan(elapsed / 2);
   });
 
   it('stops its thread after idleMs without work and starts it again when work comes', { timeout: 60_000 }, async () => {

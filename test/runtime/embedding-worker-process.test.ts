@@ -45,7 +45,7 @@ describe('[pglite] brain up answers while the embedding worker has work', () => 
     brain.remove();
   });
 
-  it('answers /healthz within a second and serves searches throughout, then stops on SIGTERM', { timeout: 400_000 }, async () => {
+  it('answers /healthz and serves searches throughout, none waiting for a batch, then stops on SIGTERM', { timeout: 400_000 }, async () => {
     const proc = await startBrainProcess(['up'], env, /The brain is open/);
     children.push(proc.child);
     const base = (i: number) => `http://127.0.0.1:${ports[i]}`;
@@ -80,10 +80,17 @@ describe('[pglite] brain up answers while the embedding worker has work', () => 
     expect(pendingSeen.at(-1), `pending at each check: ${pendingSeen.join(", ")}`).toBeGreaterThan(0);
     expect(written(), 'two batches written during the checks').toBe(true);
     expect(health.length).toBeGreaterThan(60);
-    // Every answer within a second: a card's vectors go into the HNSW index (WebAssembly on
-    // this thread) a few rows per statement, with a turn of the event loop between.
+    // No answer waited for a batch: the slowest is well under the time between two batches
+    // written (a model computing on this thread held every answer for most of a batch). The
+    // bound is the run's own, not a number of milliseconds: on a loaded machine both grow.
+    // How this thread stays free is checked where it can be without a clock: the model's own
+    // thread in test/embeddings/offline.test.ts, the HNSW inserts a few rows per statement
+    // with a turn of the event loop between in test/search/embed-limits.test.ts.
+    const batchTimes = [...proc.output().matchAll(/^\{.*"msg":"embedded cards".*$/gm)].map((m) => (JSON.parse(m[0]) as { time: number }).time);
+    expect(batchTimes.length).toBeGreaterThanOrEqual(2);
+    const shortestBatch = Math.min(...batchTimes.slice(1).map((t, i) => t - batchTimes[i]!));
     const sorted = [...health].sort((a, b) => a - b);
-    expect(sorted.at(-1), `slowest answers (ms): ${sorted.slice(-5).map((x) => x.toFixed(0)).join(', ')}`).toBeLessThan(1_000);
+    expect(sorted.at(-1), `slowest answers (ms): ${sorted.slice(-5).map((x) => x.toFixed(0)).join(', ')}; batches ${shortestBatch} ms apart at least`).toBeLessThan(shortestBatch / 2);
     expect(searches.length).toBeGreaterThan(3);
     for (const s of searches) expect(s).toContain('homelab:env/card-');
 

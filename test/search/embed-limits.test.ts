@@ -2,10 +2,11 @@
 // written by SQL gets at most ~200 chunks, not 9,000), and a batch stops at its chunk budget
 // so one transaction (which in the embedded brain holds every subject's only connection)
 // stays short. The cards left out stay pending and come in the next batch.
+import { InsertQueryNode, TableNode, ValuesNode, type KyselyPlugin } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
 import type { Embedder } from '../../services/embeddings/embedder.js';
 import { createTopic, type BrainContext } from '../../services/knowledge/index.js';
-import { BATCH_CHUNK_BUDGET, embedPendingBatch } from '../../services/search/embed-cards.js';
+import { BATCH_CHUNK_BUDGET, CHUNK_ROWS_PER_STATEMENT, embedPendingBatch } from '../../services/search/embed-cards.js';
 import { countPending, EMBED_TEXT_LIMIT } from '../../services/search/pending.js';
 import { describeOn } from '../support/both-databases.js';
 import { contextFor } from '../support/knowledge.js';
@@ -36,6 +37,34 @@ function countingEmbedder(): Embedder & { calls: number[] } {
   };
 }
 
+/**
+ * What happens on this thread while a batch is written, in order: 'insert N' for each INSERT
+ * into a chunks table (N rows), 'turn' for each turn of the event loop (a setImmediate chain).
+ */
+function writeTrace(): { plugin: KyselyPlugin; events: string[]; stop: () => void } {
+  const events: string[] = [];
+  let running = true;
+  const turn = () => {
+    if (!running) return;
+    if (events.at(-1) !== 'turn') events.push('turn');
+    setImmediate(turn);
+  };
+  setImmediate(turn);
+  const plugin: KyselyPlugin = {
+    transformQuery({ node }) {
+      if (InsertQueryNode.is(node) && TableNode.is(node.into) && node.into.table.identifier.name === 'chunks') {
+        const rows = node.values && ValuesNode.is(node.values) ? node.values.values.length : -1;
+        events.push(`insert ${rows}`);
+      }
+      return node;
+    },
+    async transformResult({ result }) {
+      return result;
+    },
+  };
+  return { plugin, events, stop: () => (running = false) };
+}
+
 describeOn('pglite', 'embedding batches are bounded', (brain) => {
   let ctx: BrainContext;
   const huge = `${'The storage array hums along in the rack. '.repeat(25_000)}`; // 1 MB, five times the cap
@@ -60,8 +89,24 @@ describeOn('pglite', 'embedding batches are bounded', (brain) => {
     expect(first.chunks).toBeLessThanOrEqual(64);
     expect(await countPending(ctx.db, 'homelab', m)).toBe(1);
 
-    const second = await embedPendingBatch(ctx, embedder, { batchSize: 16 });
+    // Each chunk row is an HNSW insert, in the embedded brain WebAssembly on this thread: the
+    // huge card's rows go in statements of a few, with a turn of the event loop between two,
+    // so /healthz and HTTP are answered while it is written (one statement of ~190 rows held
+    // the thread for seconds under load).
+    const trace = writeTrace();
+    const second = await embedPendingBatch({ ...ctx, db: ctx.db.withPlugin(trace.plugin) }, embedder, { batchSize: 16 });
+    trace.stop();
     expect(second).toMatchObject({ seen: 1, embedded: 1 });
+    const inserts = trace.events.filter((e) => e.startsWith('insert '));
+    expect(inserts).toHaveLength(Math.ceil(second.chunks / CHUNK_ROWS_PER_STATEMENT));
+    const rows = inserts.map((e) => Number(e.slice('insert '.length)));
+    expect(rows.reduce((a, b) => a + b, 0)).toBe(second.chunks);
+    expect(Math.max(...rows)).toBeLessThanOrEqual(CHUNK_ROWS_PER_STATEMENT);
+    // Between each two statements the trace holds a turn (consecutive turns are one entry).
+    const at = trace.events.flatMap((e, i) => (e.startsWith('insert ') ? [i] : []));
+    const between = at.slice(1).map((i, k) => trace.events.slice(at[k]! + 1, i));
+    expect(between).toHaveLength(inserts.length - 1);
+    expect(between.filter((events) => events.join() !== 'turn')).toEqual([]);
     expect(second.chunks).toBeLessThanOrEqual(BATCH_CHUNK_BUDGET);
     // 200,000 characters in chunks of at most 1,200 with 150 of overlap: about 190, never 9,000.
     expect(second.chunks).toBeGreaterThan(150);
