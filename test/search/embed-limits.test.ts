@@ -52,7 +52,7 @@ function writeTrace(): { plugin: KyselyPlugin; events: string[]; stop: () => voi
   setImmediate(turn);
   const plugin: KyselyPlugin = {
     transformQuery({ node }) {
-      if (InsertQueryNode.is(node) && TableNode.is(node.into) && node.into.table.identifier.name === 'chunks') {
+      if (InsertQueryNode.is(node) && node.into && TableNode.is(node.into) && node.into.table.identifier.name === 'chunks') {
         const rows = node.values && ValuesNode.is(node.values) ? node.values.values.length : -1;
         events.push(`insert ${rows}`);
       }
