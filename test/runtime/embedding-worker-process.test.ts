@@ -57,7 +57,9 @@ describe('[pglite] brain up answers while the embedding worker has work', () => 
     // At least 25 s, and until batches have been written too (the part that runs in this
     // thread: each card's vectors go into the HNSW index), at most 150 s on a loaded machine.
     const started = Date.now();
-    const written = () => (proc.output().match(/"msg":"embedded cards"/g) ?? []).length >= 2;
+    // The worker's log line for each batch written, which also says when it was written.
+    const batchLines = () => proc.output().match(/^\{.*"msg":"embedded cards".*$/gm) ?? [];
+    const written = () => batchLines().length >= 2;
     let round = 0;
     while (Date.now() - started < 25_000 || (!written() && Date.now() - started < 150_000)) {
       const [a, b] = await Promise.all([timedGet(`${base(0)}/healthz`), timedGet(`${base(1)}/healthz`)]);
@@ -86,7 +88,7 @@ describe('[pglite] brain up answers while the embedding worker has work', () => 
     // How this thread stays free is checked where it can be without a clock: the model's own
     // thread in test/embeddings/offline.test.ts, the HNSW inserts a few rows per statement
     // with a turn of the event loop between in test/search/embed-limits.test.ts.
-    const batchTimes = [...proc.output().matchAll(/^\{.*"msg":"embedded cards".*$/gm)].map((m) => (JSON.parse(m[0]) as { time: number }).time);
+    const batchTimes = batchLines().map((line) => (JSON.parse(line) as { time: number }).time);
     expect(batchTimes.length).toBeGreaterThanOrEqual(2);
     const shortestBatch = Math.min(...batchTimes.slice(1).map((t, i) => t - batchTimes[i]!));
     const sorted = [...health].sort((a, b) => a - b);
