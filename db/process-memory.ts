@@ -48,6 +48,9 @@ function collectGarbage(): boolean {
   try {
     v8.setFlagsFromString('--expose-gc');
     (runInNewContext('gc') as () => void)();
+    // And back: V8 keys cached code by its flags, so a server that wrote the code cache
+    // (cli/code-cache.ts) at exit after a sleep would write data the next start refuses.
+    v8.setFlagsFromString('--no-expose-gc');
     return true;
   } catch {
     // Not this V8: the memory goes back at the next collection instead.

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Bundles the compiled CLI (dist/cli/main.js and everything it imports, tsc's output) into
-// dist/cli/brain.js and dist/cli/chunks/, so a start loads a few dozen files instead of about
-// 900: on Node 20, which keeps no compiled code between runs, resolving, reading and compiling
+// dist/cli/bundle/ (CommonJS, for the code cache: cli/code-cache.ts), and writes dist/cli/brain.js,
+// the entry that loads it, so a start loads a few dozen files instead of about 900: on Node 20, which keeps no compiled code between runs, resolving, reading and compiling
 // each module file was most of the time before a server listened (docs/clients.md, start time).
 // Each command stays its own chunk, loaded only when it runs, as in the unbundled build.
 //
@@ -20,13 +20,16 @@
 //
 // Run after tsc (scripts/build-if-stale.mjs does both); plain JavaScript, like the build check.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'dist', 'cli');
 const INPUT = join(CLI, 'main.js');
+const ENTRY = join(CLI, 'brain.js');
+/** The bundle's chunks, CommonJS, which dist/cli/brain.js loads. */
+export const BUNDLE_DIR = join(CLI, 'bundle');
 /** The first line after the shebang of a bundled dist/cli/brain.js (scripts/build-if-stale.mjs looks for it). */
 export const BUNDLE_MARK = '// claude-brain bundle';
 /** Packages Fastify requires only on demand, none of which a server here ever demands (see above). */
@@ -49,7 +52,8 @@ export function bootstrapCodeDigest(dir = join(ROOT, 'dist', 'db')) {
 export async function bundle() {
   if (!existsSync(INPUT)) throw new Error(`${INPUT} is missing: compile first (tsc -p tsconfig.build.json)`);
   const { rolldown } = await import('rolldown');
-  rmSync(join(CLI, 'chunks'), { recursive: true, force: true });
+  // dist/cli/chunks and brain.js.map: an earlier layout (an ES-module bundle), gone so nothing loads it by mistake.
+  for (const old of [BUNDLE_DIR, join(CLI, 'chunks'), join(CLI, 'brain.js.map')]) rmSync(old, { recursive: true, force: true });
   const build = await rolldown({
     input: { brain: INPUT },
     platform: 'node',
@@ -57,26 +61,50 @@ export async function bundle() {
     transform: { define: { __BOOTSTRAP_CODE_DIGEST__: JSON.stringify(bootstrapCodeDigest()) } },
     logLevel: 'warn',
   });
+  let entry;
   try {
-    await build.write({
-      dir: CLI,
-      format: 'esm',
-      entryFileNames: '[name].js',
-      chunkFileNames: 'chunks/[name]-[hash].js',
-      postBanner: (chunk) => (chunk.isEntry ? `#!/usr/bin/env node\n${BUNDLE_MARK} (scripts/bundle.mjs): built from dist/cli/main.js\n` : ''),
+    const { output } = await build.write({
+      dir: BUNDLE_DIR,
+      // CommonJS, so that cli/code-cache.ts can compile each chunk with V8's cached data from the
+      // last run (Node 20 keeps no compiled code between runs, and has no hook to give an ES
+      // module cached data). The entry's name carries the build's hash: the cache is kept per build.
+      format: 'cjs',
+      entryFileNames: '[name]-[hash].cjs',
+      chunkFileNames: 'chunks/[name]-[hash].cjs',
       sourcemap: true,
-      // Node 20 keeps no compiled code between runs: every start parses the chunks it loads
-      // again. Whitespace and comments out, local names shortened: what a server loads before
-      // it listens went from 4.0 to 2.4 MB, and importing the two largest chunks from 276 to
+      // Whitespace and comments out, local names shortened: what a server loads before it
+      // listens went from 4.0 to 2.4 MB, and importing the two largest chunks from 276 to
       // 249 ms (docs/performance.md, "A start's order"). Not compressed (no rewriting of the
       // code itself), and function and class names kept, so stack traces and error names read
       // as before; `node --enable-source-maps` maps their positions back to the compiled files.
       minify: { compress: false, mangle: { keepNames: true } },
       keepNames: true,
     });
+    entry = output.find((o) => o.type === 'chunk' && o.isEntry)?.fileName;
   } finally {
     await build.close();
   }
+  if (!entry) throw new Error('rolldown wrote no entry chunk');
+  const buildId = /-([^-.]+)\.cjs$/.exec(entry)?.[1];
+  if (!buildId) throw new Error(`the entry chunk ${entry} has no hash in its name`);
+  writeFileSync(
+    ENTRY,
+    [
+      '#!/usr/bin/env node',
+      `${BUNDLE_MARK} (scripts/bundle.mjs): built from dist/cli/main.js`,
+      '// The bundle is CommonJS in dist/cli/bundle/, loaded through the code cache (cli/code-cache.ts).',
+      "import { createRequire } from 'node:module';",
+      "import { fileURLToPath } from 'node:url';",
+      "import { installCodeCache } from './code-cache.js';",
+      "import { chooseWasmTiers, wasmTiersFor } from './wasm-tiers.js';",
+      '// The WebAssembly tiers are a V8 flag, and V8 keeps cached data per set of flags: set before any chunk compiles.',
+      'chooseWasmTiers(process.argv[2]);',
+      `installCodeCache(fileURLToPath(new URL('./bundle/', import.meta.url)), ${JSON.stringify(buildId)}, wasmTiersFor(process.argv[2]));`,
+      `createRequire(import.meta.url)(${JSON.stringify(`./bundle/${entry}`)});`,
+      '',
+    ].join('\n'),
+    { mode: 0o755 },
+  );
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -32,13 +32,28 @@ describe('the bundled CLI', () => {
   });
 
   it("leaves out what Fastify requires only on demand (schema compilers, inject), which a server here never demands", () => {
-    const chunks = join(PACKAGE_ROOT, 'dist', 'cli', 'chunks');
-    const maps = readdirSync(chunks).filter((f) => f.endsWith('.js.map'));
+    const chunks = join(PACKAGE_ROOT, 'dist', 'cli', 'bundle', 'chunks');
+    const maps = readdirSync(chunks).filter((f) => f.endsWith('.cjs.map'));
     expect(maps.length).toBeGreaterThan(10);
     const sources = maps.flatMap((f) => (JSON.parse(readFileSync(join(chunks, f), 'utf8')) as { sources: string[] }).sources);
     expect(sources.filter((s) => s.includes('node_modules/fastify/')).length).toBeGreaterThan(10);
     // fast-json-stringify's serializer runtime stays: Fastify's error serializer uses it; its compiler does not.
     expect(sources.filter((s) => /node_modules\/(ajv|ajv-formats|light-my-request|@fastify\/ajv-compiler|@fastify\/fast-json-stringify-compiler)\/|node_modules\/fast-json-stringify\/index\.js/.test(s))).toEqual([]);
+  });
+
+  it('has no import() in its chunks, which the code cache compiles with no loader for one (cli/code-cache.ts)', async () => {
+    const bundle = join(PACKAGE_ROOT, 'dist', 'cli', 'bundle');
+    const files = [...readdirSync(bundle).filter((f) => f.endsWith('.cjs')).map((f) => join(bundle, f)), ...readdirSync(join(bundle, 'chunks')).filter((f) => f.endsWith('.cjs')).map((f) => join(bundle, 'chunks', f))];
+    expect(files.length).toBeGreaterThan(10);
+    const { parseAst } = await import('rolldown/parseAst');
+    // A parse, not a text search: the offline embedder's thread source is a string with import() in it.
+    const importCalls = (node: unknown): number => {
+      if (!node || typeof node !== 'object') return 0;
+      if (Array.isArray(node)) return node.reduce((n: number, c) => n + importCalls(c), 0);
+      return ((node as { type?: string }).type === 'ImportExpression' ? 1 : 0) + Object.values(node).reduce((n: number, c) => n + importCalls(c), 0);
+    };
+    expect(importCalls(parseAst('x = import("y"); `import("z")`'))).toBe(1);
+    expect(files.filter((f) => importCalls(parseAst(readFileSync(f, 'utf8'))) > 0).map((f) => relative(bundle, f))).toEqual([]);
   });
 
   it('compiles in the digest of the bootstrap code that the unbundled modules compute from their files', async () => {
@@ -47,8 +62,8 @@ describe('the bundled CLI', () => {
     const digest = bootstrapCodeDigest();
     expect(digest).toMatch(/^[0-9a-f]{64}$/);
     expect(fromDist.bootstrapCodeDigest()).toBe(digest);
-    const chunks = join(PACKAGE_ROOT, 'dist', 'cli', 'chunks');
-    const holding = readdirSync(chunks).filter((f) => f.endsWith('.js') && readFileSync(join(chunks, f), 'utf8').includes(digest));
+    const chunks = join(PACKAGE_ROOT, 'dist', 'cli', 'bundle', 'chunks');
+    const holding = readdirSync(chunks).filter((f) => f.endsWith('.cjs') && readFileSync(join(chunks, f), 'utf8').includes(digest));
     expect(holding.length).toBe(1);
   });
 });
@@ -81,7 +96,9 @@ describe('[pglite] a command run through the bundle', () => {
     const touched = existsSync(trace) ? [...new Set(readFileSync(trace, 'utf8').split('\n').filter((p) => p.endsWith('.js') || p.endsWith('.mjs') || p.endsWith('.cjs')))] : [];
     const dist = touched.filter((p) => p.startsWith(join(PACKAGE_ROOT, 'dist') + '/')).map((p) => relative(PACKAGE_ROOT, p));
     expect(dist.length).toBeGreaterThan(1);
-    expect(dist.filter((p) => !p.startsWith('dist/cli/brain.js') && !p.startsWith('dist/cli/chunks/'))).toEqual([]);
+    // The entry, and the two small modules it runs before the bundle loads.
+    expect(dist.filter((p) => !['dist/cli/brain.js', 'dist/cli/code-cache.js', 'dist/cli/wasm-tiers.js'].includes(p) && !p.startsWith('dist/cli/bundle/'))).toEqual([]);
+    expect(dist.filter((p) => p.startsWith('dist/cli/bundle/chunks/')).length).toBeGreaterThan(3);
     const packages = new Set(
       touched
         .filter((p) => p.includes('/node_modules/'))
