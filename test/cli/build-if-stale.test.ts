@@ -27,12 +27,14 @@ describe('scripts/build-if-stale.mjs', () => {
     // TypeScript resolves from the project, as in a checkout after npm install.
     symlinkSync(join(PACKAGE_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
     writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
-    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, outDir: 'dist', rootDir: '.', types: [] } }));
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, outDir: 'dist', rootDir: '.', types: ['node'] } }));
     writeFileSync(join(dir, 'tsconfig.build.json'), JSON.stringify({ extends: './tsconfig.json', include: ['src', 'cli'] }));
     mkdirSync(join(dir, 'cli'));
     // As in this project: brain.ts imports the dispatcher, which the bundle is built from.
     writeFileSync(join(dir, 'cli', 'main.ts'), "import { a } from '../src/a.js';\nconsole.log(a);\n");
     writeFileSync(join(dir, 'cli', 'brain.ts'), "import './main.js';\n");
+    // The two modules the bundle's entry runs before it loads the bundle (scripts/bundle.mjs).
+    for (const file of ['code-cache.ts', 'wasm-tiers.ts']) copyFileSync(join(PACKAGE_ROOT, 'cli', file), join(dir, 'cli', file));
     source('export const a: number = 1;\n');
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
