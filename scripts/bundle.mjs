@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Bundles the compiled CLI (dist/cli/main.js and everything it imports, tsc's output) into
 // dist/cli/bundle/ (CommonJS, for the code cache: cli/code-cache.ts), and writes dist/cli/brain.js,
-// the entry that loads it, so a start loads a few dozen files instead of about 900: on Node 20, which keeps no compiled code between runs, resolving, reading and compiling
-// each module file was most of the time before a server listened (docs/clients.md, start time).
+// the entry that loads it, so a start loads a few dozen files instead of about 900: on Node 20,
+// which keeps no compiled code between runs, resolving, reading and compiling each module file
+// was most of the time before a server listened (docs/clients.md, start time).
 // Each command stays its own chunk, loaded only when it runs, as in the unbundled build.
 //
 // Left out of the bundle, loaded from node_modules as before: PGlite and its extensions (they
