@@ -13,6 +13,8 @@ export const READ_WHERE_USED = {
   BRAIN_TOKEN_FILE: 'services/runtime/serve.ts, services/auth/for-subject.ts',
   /** Only the container's health check, which must stay a tiny script (no YAML, no zod). */
   BRAIN_PORT: 'services/deploy/healthcheck.ts',
+  /** Read by the bundle's entry before the bundle (and the configuration) loads. */
+  BRAIN_CODE_CACHE: 'cli/code-cache.ts',
 } as const;
 
 export const ENVIRONMENT_VARIABLES: readonly string[] = Object.freeze([...RUNTIME_VARIABLES, ...Object.keys(READ_WHERE_USED)]);
@@ -26,6 +28,10 @@ export const SYSTEM_VARIABLES = {
   PATH: 'cli/commands/service.ts',
   /** Where systemd looks for user units, when set (else ~/.config). */
   XDG_CONFIG_HOME: 'cli/commands/service.ts',
+  /** Where the CLI's code cache goes, when set (else ~/.cache). */
+  XDG_CACHE_HOME: 'cli/code-cache.ts',
+  /** Node's own flags: part of the code cache's key, since V8 refuses cached data made under other flags. */
+  NODE_OPTIONS: 'cli/code-cache.ts',
   /** glibc's malloc settings: bin/brain sets them unless set; the user service's unit carries the same (docs/performance.md). */
   MALLOC_ARENA_MAX: 'services/deploy/service-files.ts',
   MALLOC_TRIM_THRESHOLD_: 'services/deploy/service-files.ts',
