@@ -133,13 +133,8 @@ export function installCodeCache(bundleDir: string, build: string, v8Flags = '',
   const flush = () => {
     if (pending.length === 0) return;
     try {
-      mkdirSync(root, { recursive: true, mode: 0o700 });
-      try {
-        statSync(dir);
-      } catch {
-        mkdirSync(dir, { mode: 0o700 });
-        pruneOtherBuilds(root, dir);
-      }
+      // A folder made now is a new build (or Node, or flags): the time to prune the others.
+      if (mkdirSync(dir, { recursive: true, mode: 0o700 }) !== undefined) pruneOtherBuilds(root, dir);
       for (const { script, file } of pending.splice(0)) {
         // Written whole, then renamed: a reader sees the old file or the new one, never half.
         const partial = `${file}.${process.pid}`;

@@ -30,7 +30,7 @@ const CLI = join(ROOT, 'dist', 'cli');
 const INPUT = join(CLI, 'main.js');
 const ENTRY = join(CLI, 'brain.js');
 /** The bundle's chunks, CommonJS, which dist/cli/brain.js loads. */
-export const BUNDLE_DIR = join(CLI, 'bundle');
+const BUNDLE_DIR = join(CLI, 'bundle');
 /** The first line after the shebang of a bundled dist/cli/brain.js (scripts/build-if-stale.mjs looks for it). */
 export const BUNDLE_MARK = '// claude-brain bundle';
 /** Packages Fastify requires only on demand, none of which a server here ever demands (see above). */
