@@ -89,10 +89,12 @@ export function walSegmentMbOf(dir: string | undefined): number {
 }
 export const CHECKPOINT_CHECK_MS = 15_000;
 /**
- * An awake brain idle this long gives malloc's freed memory back (trimIfIdle): long enough that a
- * conversation's burst of tool calls is over, far shorter than the sleep's minutes.
+ * An awake brain idle this long gives memory back (trimIfIdle), a full garbage collection
+ * included: long enough that a conversation's burst of tool calls is over and V8 sees the
+ * allocation rate low (only then does a collection shrink its young generation, which a start
+ * and a burst of searches grow to two semi-spaces of 16 MB), far shorter than the sleep's minutes.
  */
-export const AWAKE_TRIM_AFTER_MS = 30_000;
+export const AWAKE_TRIM_AFTER_MS = 10_000;
 /**
  * A PGlite just opened (a start, a wake) has its whole page cache zeroed and resident: the first
  * idle check after it has been idle this long hands the untouched pages back (trimIfIdle), not
@@ -102,6 +104,8 @@ export const FRESH_OPEN_TRIM_AFTER_MS = 1_000;
 
 /** What an awake brain's idle trim gave back (trimIfIdle). */
 export interface IdleTrim {
+  /** Whether a full garbage collection ran (not in the quick trim of a PGlite just opened). */
+  collected: boolean;
   /** Whether glibc's malloc_trim ran. */
   trimmed: boolean;
   /** Bytes of untouched (all-zero) PGlite memory handed back; null where that cannot run. */
@@ -269,11 +273,15 @@ export class EmbeddedDatabase {
    * own memory and the WebAssembly instance: most of an idle server's memory), and opens it again
    * on the next request. The data directory stays locked by this process meanwhile, so nothing
    * else can change it: waking needs no checks, only PGlite's start. Looked at every
-   * `checkEveryMs` (default a tenth of idleMs, at most 15 s); a check that does not sleep gives
-   * memory back once the brain has been idle for AWAKE_TRIM_AFTER_MS (trimIfIdle). An infinite
-   * idleMs never sleeps and still trims.
+   * `checkEveryMs` (default a tenth of idleMs, at most a quarter of AWAKE_TRIM_AFTER_MS); a check
+   * that does not sleep gives memory back once the brain has been idle for AWAKE_TRIM_AFTER_MS
+   * (trimIfIdle). An infinite idleMs never sleeps and still trims.
    */
-  sleepWhenIdle(idleMs: number, events: SleepEvents = {}, checkEveryMs = Math.min(15_000, Math.max(50, idleMs / 10))): void {
+  sleepWhenIdle(
+    idleMs: number,
+    events: SleepEvents = {},
+    checkEveryMs = Math.min(AWAKE_TRIM_AFTER_MS / 4, Math.max(50, idleMs / 10)),
+  ): void {
     if (!this.dir) throw new Error('an in-memory brain cannot sleep: closing it would lose everything in it');
     clearInterval(this.idleTimer);
     this.events = events;
@@ -288,7 +296,7 @@ export class EmbeddedDatabase {
 
   /**
    * For the page cache of a PGlite just opened: a look as soon as it has been idle for
-   * FRESH_OPEN_TRIM_AFTER_MS, not at the next check (up to 15 s later), and again after each use
+   * FRESH_OPEN_TRIM_AFTER_MS, not at the next check (up to 2.5 s later), and again after each use
    * until it has given its memory back, fallen asleep or closed.
    */
   private trimSoonAfterOpen(): void {
@@ -304,22 +312,28 @@ export class EmbeddedDatabase {
 
   /**
    * Gives memory back (db/process-memory.ts) if the brain is awake and nothing used it for
-   * `afterMs`, once per idle spell: malloc's freed memory (what V8's compiler freed while tiering
-   * Postgres up, 60 MB of an awake 7,500-page server idle for 20 s) and PGlite's untouched pages
-   * (most of the page cache after a start: 336 of a 349 MB memory with a 262 MB cache). A PGlite
-   * opened since the last time (a start, a wake) only needs FRESH_OPEN_TRIM_AFTER_MS of idleness.
+   * `afterMs`, once per idle spell: a full garbage collection (V8's heap, its young generation
+   * shrunk once the allocation rate is low: 32 MB of a 7,500-page server idle for 10 s), malloc's
+   * freed memory (what V8's compiler freed while tiering Postgres up, 60 MB of an awake 7,500-page
+   * server idle for 20 s) and PGlite's untouched pages (most of the page cache after a start: 336
+   * of a 349 MB memory with a 262 MB cache). A PGlite opened since the last time (a start, a wake)
+   * gets a quick trim first, with no collection, after FRESH_OPEN_TRIM_AFTER_MS of idleness: its
+   * untouched pages and malloc's, before the collection could shrink anything.
    * Returns whether it ran (what it gave back is in sleeps.lastIdleTrim).
    */
   trimIfIdle(afterMs: number): boolean {
     if (!this.current || this.closed || this.lock.busy) return false;
     const idle = performance.now() - this.lastUse;
-    const fresh = this.trimmedGeneration !== this.opened;
-    if (fresh ? idle < Math.min(afterMs, FRESH_OPEN_TRIM_AFTER_MS) : this.trimmedAt > this.lastUse || idle < afterMs) return false;
-    this.trimmedAt = performance.now();
+    const settled = this.trimmedAt < this.lastUse && idle >= afterMs;
+    const fresh = this.trimmedGeneration !== this.opened && idle >= Math.min(afterMs, FRESH_OPEN_TRIM_AFTER_MS);
+    if (!settled && !fresh) return false;
+    const started = performance.now();
+    if (settled) this.trimmedAt = started;
     this.trimmedGeneration = this.opened;
     const memory = wasmMemoryOf(this.current);
-    this.sleeps.lastIdleTrim = { trimmed: trimFreedMemory(), zeroPagesDropped: memory ? dropZeroPages(memory) : null };
-    this.events.trimmed?.(this.sleeps.lastIdleTrim, Math.round(performance.now() - this.trimmedAt));
+    const freed = settled ? giveMemoryBack() : { collected: false, trimmed: trimFreedMemory() };
+    this.sleeps.lastIdleTrim = { ...freed, zeroPagesDropped: memory ? dropZeroPages(memory) : null };
+    this.events.trimmed?.(this.sleeps.lastIdleTrim, Math.round(performance.now() - started));
     return true;
   }
 

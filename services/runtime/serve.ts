@@ -152,7 +152,7 @@ async function afterListening(
     embedded.sleepWhenIdle(minutes === undefined ? Number.POSITIVE_INFINITY : minutes * 60_000, {
       slept: (memory) => logger.info({ idleMinutes: minutes, ...memory }, 'the embedded brain is asleep (no request for a while): PGlite closed, its memory given back'),
       woke: (ms) => logger.info({ ms }, 'the embedded brain woke for a request'),
-      trimmed: (trim, ms) => logger.debug({ ...trim, ms }, 'the embedded brain, idle, gave memory back (malloc_trim, untouched PGlite pages)'),
+      trimmed: (trim, ms) => logger.debug({ ...trim, ms }, 'the embedded brain, idle, gave memory back (a garbage collection once settled, malloc_trim, untouched PGlite pages)'),
     });
     try {
       withdraw = await shareEmbedded(rt, embedded, subjects, command, servers, logger);
