@@ -110,6 +110,8 @@ export interface IdleTrim {
   trimmed: boolean;
   /** Bytes of untouched (all-zero) PGlite memory handed back; null where that cannot run. */
   zeroPagesDropped: number | null;
+  /** Pages of it read to find them (those the kernel holds, resident or swapped); null likewise. */
+  zeroPagesRead: number | null;
 }
 
 export interface EmbeddedOptions {
@@ -332,7 +334,8 @@ export class EmbeddedDatabase {
     this.trimmedGeneration = this.opened;
     const memory = wasmMemoryOf(this.current);
     const freed = settled ? giveMemoryBack() : { collected: false, trimmed: trimFreedMemory() };
-    this.sleeps.lastIdleTrim = { ...freed, zeroPagesDropped: memory ? dropZeroPages(memory) : null };
+    const zero = memory ? dropZeroPages(memory) : null;
+    this.sleeps.lastIdleTrim = { ...freed, zeroPagesDropped: zero?.bytes ?? null, zeroPagesRead: zero?.pagesRead ?? null };
     this.events.trimmed?.(this.sleeps.lastIdleTrim, Math.round(performance.now() - started));
     return true;
   }

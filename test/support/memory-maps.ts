@@ -1,6 +1,6 @@
 // What the kernel says of this process's memory mappings (Linux): the huge-page tests of
 // db/process-memory.ts and db/pglite-memory.ts read them from /proc/self/smaps.
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 /** Whether this kernel gives huge pages to memory advised for them. */
@@ -43,4 +43,26 @@ export function mappingsOf(buffer: ArrayBuffer, bytes = buffer.byteLength): { rs
     }
   }
   return out;
+}
+
+/**
+ * How many pages of `buffer` have a page table entry (/proc/self/pagemap, bit 63), whatever page
+ * it maps: a page read after being handed back is mapped to the kernel's zero page, which smaps
+ * does not count in Rss, but this does.
+ */
+export function mappedPages(buffer: ArrayBuffer): number {
+  const page = 4096;
+  const start = Number(addressOf(buffer));
+  const first = Math.ceil(start / page);
+  const pages = Math.floor((start + buffer.byteLength) / page) - first;
+  const entries = Buffer.alloc(pages * 8);
+  const fd = openSync('/proc/self/pagemap', 'r');
+  try {
+    readSync(fd, entries, 0, entries.length, first * 8);
+  } finally {
+    closeSync(fd);
+  }
+  let present = 0;
+  for (let p = 0; p < pages; p++) if (entries.readUInt32LE(p * 8 + 4) & 0x80000000) present++;
+  return present;
 }
