@@ -1,19 +1,13 @@
 // The `brain` command: a thin dispatcher over one file per command, each loaded only when
 // it runs (commands/index.ts), so `--help` and `version` answer without the heavy modules.
-import module from 'node:module';
+// The entry that loads it (cli/brain.ts, or the bundle's, scripts/bundle.mjs) has already set
+// the WebAssembly tiers, and the bundle's installed the code cache (cli/code-cache.ts).
 import { ConfigError } from '../config/errors.js';
 import { commands, loadCommand } from './commands/index.js';
 import { CliError } from './output.js';
-import { chooseWasmTiers } from './wasm-tiers.js';
-
-// Node 22.1 and later keep the compiled code of the modules a command loads on disk between
-// runs (in the system's temporary folder), which makes every start after the first faster;
-// Node 20 has no such cache, and this does nothing there.
-(module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  chooseWasmTiers(name);
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     printHelp();
     return name ? 0 : 2;

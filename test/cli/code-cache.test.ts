@@ -144,6 +144,31 @@ describe.runIf(onNode20)('the code cache (Node 20)', () => {
 });
 
 describe('the bundled CLI through the code cache', () => {
+  it("turns on Node's own compile cache where Node has one, and not with BRAIN_CODE_CACHE=off", () => {
+    // Node 22 and later have module.enableCompileCache; this Node may not, so a preloaded spy
+    // stands in for it and notes each call in a file.
+    const dir = mkdtempSync(join(tmpdir(), 'brain-compile-cache-spy-'));
+    try {
+      const spy = join(dir, 'spy.mjs');
+      writeFileSync(spy, "import module from 'node:module';\nimport { appendFileSync } from 'node:fs';\nmodule.enableCompileCache = () => appendFileSync(process.env.SPY_NOTES, 'called\\n');\n");
+      const calls = (extra: Record<string, string>) => {
+        const notes = join(dir, `notes-${Object.keys(extra).length}`);
+        const env = { PATH: process.env.PATH ?? '', HOME: dir, XDG_CACHE_HOME: dir, SPY_NOTES: notes, ...extra };
+        const r = spawnSync(process.execPath, ['--import', pathToFileURL(spy).href, join(PACKAGE_ROOT, 'dist', 'cli', 'brain.js'), '--version'], { encoding: 'utf8', env });
+        expect(r.status, r.stderr).toBe(0);
+        try {
+          return readFileSync(notes, 'utf8').split('\n').filter(Boolean).length;
+        } catch {
+          return 0;
+        }
+      };
+      expect(calls({})).toBe(1);
+      expect(calls({ BRAIN_CODE_CACHE: 'off' })).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('writes its chunks\' cached data on a first run and reads it on the next', () => {
     const cacheHome = mkdtempSync(join(tmpdir(), 'brain-code-cache-cli-'));
     try {
