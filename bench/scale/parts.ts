@@ -17,10 +17,7 @@
 // With --slowest N, also the N queries whose parts took longest, each part's time beside them.
 //
 //   npm run build && node dist/bench/scale/parts.js --brain DIR/size-7500 [--pages 7500] [--seed 1] [--queries 200] [--mode hybrid] [--embed-delay-ms 0] [--slowest 0]
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadRuntimeConfig } from '../../config/runtime.js';
 import { findSubject, loadSubjects } from '../../config/subjects.js';
@@ -38,6 +35,7 @@ import type { SearchFilters } from '../../services/search/types.js';
 import { subjectsWithVectors, vectorSearch } from '../../services/search/vectors.js';
 import { percentile } from '../search/metrics.js';
 import { SUBJECT } from './brain-home.js';
+import { startFakeOllamaProcess } from './fake-ollama-child.js';
 import { fail, KEPT_BRAIN_OPTIONS, keptBrainArgs, keptBrainEnv, orExit, wholeOption } from './kept-brain.js';
 import { connect, runQueries } from './mcp.js';
 import { loadAverage, minorFaultsOf, startServer } from './processes.js';
@@ -72,19 +70,8 @@ async function timed<T>(into: number[], fn: () => Promise<T>): Promise<T> {
   return out;
 }
 
-/** The fake Ollama in its own process; it refuses document batches, so no worker embeds while searches run. */
-async function startFakeProcess(): Promise<{ url: string; stop(): void }> {
-  const entry = join(dirname(fileURLToPath(import.meta.url)), 'fake-ollama-process.js');
-  const child = spawn(process.execPath, [entry, '--delay-ms', String(embedDelayMs), '--refuse-documents'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let listening = false;
-  child.once('exit', (code) => listening || fail(`the fake Ollama process ended (${code}) before it listened`));
-  const [first] = (await once(child.stdout, 'data')) as [Buffer];
-  listening = true;
-  return { url: String(first).trim(), stop: () => child.kill() };
-}
-
 const queries = keptBrainQueries(pages, seed, count);
-const fake = await startFakeProcess();
+const fake = await startFakeOllamaProcess(embedDelayMs);
 const env = keptBrainEnv(dir, { BRAIN_EMBEDDER: 'ollama', OLLAMA_URL: fake.url });
 const rows: Row[] = [];
 /** Each query's warm times: search() whole and (when run) each part, for --slowest. */
