@@ -186,10 +186,14 @@ export function dropZeroPages(memory: Uint8Array): ZeroPageDrop | null {
     const kernel = pagesHeld(start + BigInt(skip), pages, page);
     try {
       for (let p = 0; p < pages; p++) {
-        const at = skip + p * page;
-        if (!kernel.held(p) || (pagesRead++, zero.compare(bytes, at, at + page) === 0)) {
-          if (run < 0) run = p;
-        } else handBack(p);
+        let zeros = true; // a page the kernel holds nowhere
+        if (kernel.held(p)) {
+          const at = skip + p * page;
+          pagesRead++;
+          zeros = zero.compare(bytes, at, at + page) === 0;
+        }
+        if (!zeros) handBack(p);
+        else if (run < 0) run = p;
       }
     } finally {
       kernel.close();
