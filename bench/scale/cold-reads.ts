@@ -12,14 +12,12 @@
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { loadRuntimeConfig } from '../../config/runtime.js';
-import { openSubject } from '../../db/open.js';
-import { createContext, type Db } from '../../services/knowledge/context.js';
-import { chooseEmbedder } from '../../services/runtime/embedding.js';
-import { countPending } from '../../services/search/pending.js';
+import type { Db } from '../../services/knowledge/context.js';
 import { search, type SearchMode } from '../../services/search/search.js';
 import { percentile } from '../search/metrics.js';
 import { SUBJECT } from './brain-home.js';
 import { startFakeOllamaProcess } from './fake-ollama-child.js';
+import { openForSearch } from './in-process.js';
 import { fail, KEPT_BRAIN_OPTIONS, keptBrainArgs, keptBrainEnv, orExit } from './kept-brain.js';
 import { loadAverage } from './processes.js';
 import { keptBrainQueries } from './queries.js';
@@ -46,15 +44,9 @@ async function counters(db: Db): Promise<Counts> {
 const queries = keptBrainQueries(pages, seed, count);
 const fake = await startFakeOllamaProcess(0);
 const rt = loadRuntimeConfig(keptBrainEnv(dir, { BRAIN_EMBEDDER: 'ollama', OLLAMA_URL: fake.url }));
-const conn = await openSubject(rt, SUBJECT);
+const { conn, ctx, deps } = await openForSearch(rt, mode);
 const passes: { phase: string; ms: number[]; delta: [string, number, number][] }[] = [];
 try {
-  const ctx = await createContext(conn.subject, conn.handle.db);
-  const { embedder } = await chooseEmbedder(rt);
-  if (!embedder && mode !== 'keyword') throw new Error(`no embedder: ${mode} search needs the fake Ollama`);
-  const model = embedder ? { model: embedder.model, dims: embedder.dimensions } : undefined;
-  const pending = model ? await countPending(ctx.db, ctx.subject.name, model) : 0;
-  const deps = embedder && model ? { embedder, embedderStatus: { state: 'ok' as const, pending, ...model } } : {};
   for (const phase of ['cold', 'warm']) {
     const before = await counters(ctx.db);
     const ms: number[] = [];

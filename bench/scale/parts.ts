@@ -21,12 +21,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadRuntimeConfig } from '../../config/runtime.js';
 import { findSubject, loadSubjects } from '../../config/subjects.js';
-import { openSubject } from '../../db/open.js';
-import { createContext } from '../../services/knowledge/context.js';
 import { readableSubjects } from '../../services/knowledge/topics.js';
-import { chooseEmbedder } from '../../services/runtime/embedding.js';
 import { keywordSearch } from '../../services/search/keyword.js';
-import { countPending } from '../../services/search/pending.js';
 import { RANKING } from '../../services/search/ranking.js';
 import { judgeRelevance, rankedSearch, search, type SearchMode } from '../../services/search/search.js';
 import { cardDisplays } from '../../services/search/snippets.js';
@@ -36,6 +32,7 @@ import { subjectsWithVectors, vectorSearch } from '../../services/search/vectors
 import { percentile } from '../search/metrics.js';
 import { SUBJECT } from './brain-home.js';
 import { startFakeOllamaProcess } from './fake-ollama-child.js';
+import { openForSearch } from './in-process.js';
 import { fail, KEPT_BRAIN_OPTIONS, keptBrainArgs, keptBrainEnv, orExit, wholeOption } from './kept-brain.js';
 import { connect, runQueries } from './mcp.js';
 import { loadAverage, minorFaultsOf, startServer } from './processes.js';
@@ -80,15 +77,8 @@ log(`${queries.length} queries, mode ${mode}, the fake Ollama answering after ${
 
 // ---- 1 and 2: in this process
 {
-  const rt = loadRuntimeConfig(env);
-  const conn = await openSubject(rt, SUBJECT);
+  const { conn, ctx, embedder, model, deps } = await openForSearch(loadRuntimeConfig(env), mode);
   try {
-    const ctx = await createContext(conn.subject, conn.handle.db);
-    const { embedder } = await chooseEmbedder(rt);
-    if (!embedder && mode !== 'keyword') throw new Error(`no embedder: ${mode} search needs the fake Ollama`);
-    const model = embedder ? { model: embedder.model, dims: embedder.dimensions } : undefined;
-    const pending = model ? await countPending(ctx.db, ctx.subject.name, model) : 0;
-    const deps = embedder && model ? { embedder, embedderStatus: { state: 'ok' as const, pending, ...model } } : {};
     for (const phase of ['cold', 'warm']) {
       const ms: number[] = [];
       for (const q of queries) {
