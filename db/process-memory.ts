@@ -224,8 +224,10 @@ function pagesHeld(start: bigint, pages: number, pageSize: number): { held(p: nu
   const first = Number(start / BigInt(pageSize));
   let from = 0;
   let count = 0;
+  let unreadable = false;
   return {
     held(p) {
+      if (unreadable) return true;
       if (p < from || p >= from + count) {
         from = p;
         try {
@@ -233,7 +235,9 @@ function pagesHeld(start: bigint, pages: number, pageSize: number): { held(p: nu
         } catch {
           count = 0;
         }
-        if (count === 0) return true;
+        // A read that fails once is not tried again for every page after it: the rest are compared.
+        unreadable = count === 0;
+        if (unreadable) return true;
       }
       // The entry's high 32 bits (little-endian): present 0x80000000, swapped 0x40000000.
       return (entries.readUInt32LE((p - from) * 8 + 4) & 0xc0000000) !== 0;
