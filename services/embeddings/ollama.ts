@@ -10,6 +10,7 @@ import {
   type Embedder,
   type EmbedderHealth,
 } from './embedder.js';
+import { httpExchange, type HttpExchange } from './http-exchange.js';
 
 export interface TaskPrefixes {
   /** Prepended to each document text before embedding. */
@@ -58,8 +59,8 @@ export interface OllamaEmbedderOptions {
   timeoutMs?: number;
   /** Overrides the per-model prefix table. */
   prefixes?: TaskPrefixes;
-  /** For tests and instrumentation; defaults to the global fetch. */
-  fetch?: typeof fetch;
+  /** Sends one request and reads its answer: node:http (http-exchange.ts) unless a test substitutes one. */
+  exchange?: HttpExchange;
 }
 
 export const FALLBACK = 'search falls back to keyword-only until it is reachable';
@@ -74,7 +75,7 @@ export class OllamaEmbedder implements Embedder {
   readonly displayUrl: string;
   private readonly base: URL;
   private readonly headers: Record<string, string>;
-  private readonly fetchImpl: typeof fetch;
+  private readonly exchange: HttpExchange;
 
   constructor(options: OllamaEmbedderOptions) {
     let url: URL;
@@ -85,7 +86,7 @@ export class OllamaEmbedder implements Embedder {
       throw new TypeError('the Ollama URL is not a valid URL');
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`the Ollama URL must be http(s), not ${url.protocol}`);
-    // fetch() refuses URLs with credentials, so they travel as a header and never reach a message.
+    // Credentials travel as a header, never in the URL, so they never reach a message.
     this.headers = { 'content-type': 'application/json' };
     if (url.username || url.password) {
       const userinfo = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
@@ -104,7 +105,7 @@ export class OllamaEmbedder implements Embedder {
     this.batchSize = options.batchSize ?? 32;
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.prefixes = options.prefixes ?? taskPrefixesFor(this.model);
-    this.fetchImpl = options.fetch ?? fetch;
+    this.exchange = options.exchange ?? httpExchange;
     if (!Number.isInteger(this.batchSize) || this.batchSize < 1) throw new RangeError(`batchSize must be a positive integer, got ${this.batchSize}`);
     if (!Number.isInteger(this.dimensions) || this.dimensions < 1) throw new RangeError(`dimensions must be a positive integer, got ${this.dimensions}`);
   }
@@ -170,14 +171,13 @@ export class OllamaEmbedder implements Embedder {
     let status: number;
     let text: string;
     try {
-      const res = await this.fetchImpl(new URL(path, this.base), {
+      ({ status, text } = await this.exchange({
+        url: new URL(path, this.base),
         method,
         headers: this.headers,
         ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      status = res.status;
-      text = await res.text(); // inside the try: the timeout also covers a stalled body
+        timeoutMs, // the connection, the request and the whole answer
+      }));
     } catch (cause) {
       const why = isTimeout(cause) ? `did not answer within ${timeoutMs} ms` : `is unreachable (${networkReason(cause)})`;
       throw new EmbedderUnavailableError(`Ollama at ${this.displayUrl} ${why}; ${FALLBACK}`, { cause });
@@ -217,8 +217,10 @@ function isTimeout(err: unknown): boolean {
   return err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
 }
 
-/** 'fetch failed' says nothing; the socket error code underneath (ECONNREFUSED, ENOTFOUND) does. */
+/** The socket error's code (ECONNREFUSED, ENOTFOUND) says more than its message; a wrapped one's cause is looked at too. */
 function networkReason(err: unknown): string {
+  const own = err as { code?: unknown } | undefined;
+  if (own && typeof own.code === 'string') return own.code;
   const cause = err instanceof Error ? (err.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
   if (cause && typeof cause.code === 'string') return cause.code;
   if (cause && typeof cause.message === 'string') return cause.message;

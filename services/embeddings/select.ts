@@ -5,6 +5,7 @@
 // starts once with Ollama down gets the offline model for that run.
 import { z } from 'zod';
 import type { Embedder } from './embedder.js';
+import type { HttpExchange } from './http-exchange.js';
 import { OfflineEmbedder } from './offline.js';
 import { FALLBACK, OllamaEmbedder } from './ollama.js';
 
@@ -29,7 +30,8 @@ export interface EmbedderSelection {
 }
 
 export interface SelectDependencies {
-  fetch?: typeof fetch;
+  /** How the Ollama client sends a request (http-exchange.ts); tests substitute one. */
+  exchange?: HttpExchange;
   /** Builds the offline embedder; tests substitute a cheap one. */
   offline?: () => Embedder;
 }
@@ -54,7 +56,7 @@ export async function createEmbedder(config: EmbedderConfig, deps: SelectDepende
     model: c.ollamaModel,
     ...(c.ollamaDimensions === undefined ? {} : { dimensions: c.ollamaDimensions }),
     ...(c.ollamaTimeoutMs === undefined ? {} : { timeoutMs: c.ollamaTimeoutMs }),
-    ...(deps.fetch ? { fetch: deps.fetch } : {}),
+    ...(deps.exchange ? { exchange: deps.exchange } : {}),
   });
   const health = await ollama.health();
   const where = `Ollama ${describe(ollama)} at ${ollama.displayUrl}`;

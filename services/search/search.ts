@@ -363,12 +363,13 @@ export function kindsNamed(query: string, kinds: readonly string[]): Set<string>
 /**
  * The query's embedding, asked for before anything else of the search runs, and the request out
  * of this process when it returns. The embedder (Ollama) computes in a process of its own while
- * the keyword statements run; but every statement of the embedded brain holds this thread, and
- * fetch() writes its request only once the event loop turns, so a request merely started went out
- * after the keyword statements and the embedding was waited for on top of them. One turn of the
- * loop (setImmediate) lets it go first: with an embedder taking 20 ms, hybrid search at 7,500
- * pages went from 46.5 / 74.5 to 36-38 / 44-47 ms (p50 / p95; docs/retrieval.md). Asked for only
- * where some subject has vectors; its failure is semanticSide's to report.
+ * the keyword statements run; but every statement of the embedded brain holds this thread, so a
+ * request not yet written when they start went out after them, and the embedding was waited for
+ * on top of them. One turn of the loop (setImmediate) lets it go first, and the Ollama client
+ * writes it before that turn ends (services/embeddings/http-exchange.ts): with an embedder taking
+ * 20 ms, hybrid search at 7,500 pages went from 46.5 / 74.5 to 36-38 / 44-47 ms (p50 / p95;
+ * docs/retrieval.md). Asked for only where some subject has vectors; its failure is
+ * semanticSide's to report.
  */
 async function startQueryEmbedding(query: string, deps: SearchDeps): Promise<{ vector: Promise<number[]> } | undefined> {
   const embedder = deps.embedder;

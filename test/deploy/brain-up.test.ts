@@ -10,6 +10,7 @@ import { addSubjectToFile, loadSubjects } from '../../config/subjects.js';
 import { renderCompose } from '../../services/deploy/compose.js';
 import { writeComposeFile } from '../../services/deploy/compose-file.js';
 import type { Embedder } from '../../services/embeddings/embedder.js';
+import type { HttpExchange } from '../../services/embeddings/http-exchange.js';
 import { createEmbedder } from '../../services/embeddings/select.js';
 import { OllamaEmbedder } from '../../services/embeddings/ollama.js';
 import { chooseEmbedder, startSubjectEmbedding } from '../../services/runtime/embedding.js';
@@ -407,15 +408,15 @@ describe("brain-up.sh: readiness tells what search runs on (the servers' /readyz
   // The body http.ts sends: { subject, ...checkReadiness() }, with the embedder as embedding.ts reports it.
   const body = (embedder: object) =>
     JSON.stringify({ subject: 'personal', ready: true, role: 'brain_personal', migrations: { missing: [] }, kinds: 9, denyListRules: 4, embedder, problems: [] });
-  /** What a server started with BRAIN_EMBEDDER=auto reports, when Ollama answers fetch like this. */
-  async function auto(fetch: typeof globalThis.fetch): Promise<string> {
-    const { embedder, reason } = await createEmbedder({ provider: 'auto', ollamaUrl: OLLAMA }, { fetch, offline });
+  /** What a server started with BRAIN_EMBEDDER=auto reports, when Ollama answers like this. */
+  async function auto(exchange: HttpExchange): Promise<string> {
+    const { embedder, reason } = await createEmbedder({ provider: 'auto', ollamaUrl: OLLAMA }, { exchange, offline });
     return body({ state: 'ok', pending: 0, model: embedder.model, detail: reason });
   }
-  const refused = (async () => {
-    throw new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 172.17.0.1:11434'), { code: 'ECONNREFUSED' }) });
-  }) as typeof globalThis.fetch;
-  const tags = (names: string[]) => (async () => new Response(JSON.stringify({ models: names.map((name) => ({ name, model: name })) }), { status: 200 })) as typeof globalThis.fetch;
+  const refused: HttpExchange = async () => {
+    throw Object.assign(new Error('connect ECONNREFUSED 172.17.0.1:11434'), { code: 'ECONNREFUSED' });
+  };
+  const tags = (names: string[]): HttpExchange => async () => ({ status: 200, text: JSON.stringify({ models: names.map((name) => ({ name, model: name })) }) });
   const statusOf = (r: Run, name: string) => r.stdout.match(new RegExp(`^${name}\\s+\\S+\\s+(.*)$`, 'm'))?.[1];
 
   it('plain "ready" with Ollama; the offline fallback and why, when the servers could not use Ollama', async () => {
@@ -437,7 +438,7 @@ describe("brain-up.sh: readiness tells what search runs on (the servers' /readyz
 
   it('says so when Ollama went away after the servers started with it (the worker retries)', async () => {
     // The worker's lastError is what the embedder threw.
-    const error = await new OllamaEmbedder({ url: OLLAMA, model: 'nomic-embed-text', fetch: refused }).embedDocuments(['x']).then(
+    const error = await new OllamaEmbedder({ url: OLLAMA, model: 'nomic-embed-text', exchange: refused }).embedDocuments(['x']).then(
       () => '',
       (e: Error) => e.message,
     );
