@@ -4,9 +4,9 @@
 //   - Its own cost, all of it on this thread: a query embedding from the bench's fake Ollama took
 //     1.7 / 5.0 ms (p50 / p95) through fetch and 0.7 / 1.8 ms through http.request.
 //   - How soon the request leaves: on a kept connection http.request writes it before the next
-//     turn of the event loop, fetch (undici) only after several. Search asks for the query's
-//     embedding, lets the loop turn once, and then runs statements that hold this thread: a
-//     request not yet written waits for them (test/embeddings/ollama-overlap.test.ts).
+//     turn of the event loop; fetch (undici) had not written it after one. Search asks for the
+//     query's embedding, lets the loop turn once, and then runs statements that hold this thread:
+//     a request not yet written waits for them (test/embeddings/ollama-overlap.test.ts).
 // The body is read whole (an embedding answer is a few tens of kB, refused past MAX_ANSWER_BYTES)
 // and the deadline covers the connection, the request and the whole body, as
 // AbortSignal.timeout did for fetch.

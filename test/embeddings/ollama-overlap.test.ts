@@ -67,7 +67,7 @@ describe('the query embedding goes out before the thread is busy again', () => {
   });
 
   it('every request of a burst is answered, on connections the agent keeps', async () => {
-    const ollama = new OllamaEmbedder({ url, batchSize: 2 });
+    const ollama = new OllamaEmbedder({ url }); // six at once, on an agent of at most four sockets
     const vectors = await Promise.all(['a', 'b', 'c', 'd', 'e', 'f'].map((t) => ollama.embedQuery(t)));
     expect(vectors).toHaveLength(6);
     for (const v of vectors) expect(v).toHaveLength(768);
