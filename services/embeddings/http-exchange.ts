@@ -37,23 +37,27 @@ export class ExchangeTimeoutError extends Error {
   override readonly name = 'TimeoutError';
 }
 
-// One agent per protocol for the process: sockets to Ollama are reused between requests (a
-// new connection per query would cost a handshake each time). The agent unreferences a socket
-// while it waits in its pool, so an idle connection never keeps a process alive.
-const agents: Partial<Record<'http:' | 'https:', http.Agent>> = {};
-
-function moduleFor(protocol: string): typeof http {
-  // node:https loads node:tls, which nothing else here needs: only for an https URL.
-  return protocol === 'https:' ? (createRequire(import.meta.url)('node:https') as typeof http) : http;
+// One client per protocol for the process: its module and a keep-alive agent, so sockets to
+// Ollama are reused between requests (a new connection per query would cost a handshake each
+// time). The agent unreferences a socket while it waits in its pool, so an idle connection never
+// keeps a process alive.
+interface Client {
+  request: typeof http.request;
+  agent: http.Agent;
 }
+const clients: Partial<Record<'http:' | 'https:', Client>> = {};
 
-function agentFor(protocol: 'http:' | 'https:'): http.Agent {
-  return (agents[protocol] ??= new (moduleFor(protocol).Agent)({ keepAlive: true, maxSockets: 4 }));
+function clientFor(protocol: 'http:' | 'https:'): Client {
+  return (clients[protocol] ??= (() => {
+    // node:https loads node:tls, which nothing else here needs: only for an https URL.
+    const lib = protocol === 'https:' ? (createRequire(import.meta.url)('node:https') as typeof http) : http;
+    return { request: lib.request, agent: new lib.Agent({ keepAlive: true, maxSockets: 4 }) };
+  })());
 }
 
 export const httpExchange: HttpExchange = (request) =>
   new Promise<ExchangeResponse>((resolve, reject) => {
-    const protocol = request.url.protocol === 'https:' ? 'https:' : 'http:';
+    const client = clientFor(request.url.protocol === 'https:' ? 'https:' : 'http:');
     const body = request.body === undefined ? undefined : Buffer.from(request.body);
     const headers = { ...request.headers, ...(body ? { 'content-length': String(body.length) } : {}) };
     let settled = false;
@@ -66,7 +70,7 @@ export const httpExchange: HttpExchange = (request) =>
         reject(error);
       } else resolve(response!);
     };
-    const req = moduleFor(protocol).request(request.url, { method: request.method, headers, agent: agentFor(protocol) }, (res) => {
+    const req = client.request(request.url, { method: request.method, headers, agent: client.agent }, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (chunk: Buffer) => {

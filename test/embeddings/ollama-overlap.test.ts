@@ -4,10 +4,11 @@
 // Ollama here is a small server on a thread of its own, so it answers while this one is held;
 // it tells this thread that a request came through shared memory, which needs no event loop.
 import { once } from 'node:events';
+import { createServer } from 'node:http';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OllamaEmbedder } from '../../services/embeddings/ollama.js';
-import { httpExchange } from '../../services/embeddings/http-exchange.js';
+import { httpExchange, MAX_ANSWER_BYTES } from '../../services/embeddings/http-exchange.js';
 
 const OLLAMA_ON_A_THREAD = `
 const http = require('node:http');
@@ -74,10 +75,9 @@ describe('the query embedding goes out before the thread is busy again', () => {
   });
 
   it('an answer over the size limit is refused, not held in memory', async () => {
-    const big = oversizedServer();
-    const server = await big.start();
+    const big = await oversizedServer();
     try {
-      const error = await httpExchange({ url: new URL(server), method: 'GET', headers: {}, timeoutMs: 5_000 }).then(
+      const error = await httpExchange({ url: new URL(big.url), method: 'GET', headers: {}, timeoutMs: 5_000 }).then(
         () => undefined,
         (e: Error) => e,
       );
@@ -89,31 +89,25 @@ describe('the query embedding goes out before the thread is busy again', () => {
 });
 
 /** A server answering every request with more than the exchange's limit, streamed. */
-function oversizedServer() {
-  let stopServer: (() => Promise<void>) | undefined;
+async function oversizedServer(): Promise<{ url: string; stop(): Promise<void> }> {
+  const chunk = Buffer.alloc(512 * 1024, 'x');
+  const server = createServer((_req, res) => {
+    res.writeHead(200);
+    let sent = 0;
+    const more = () => {
+      while (sent <= MAX_ANSWER_BYTES) {
+        sent += chunk.length;
+        if (!res.write(chunk)) return void res.once('drain', more);
+      }
+      res.end();
+    };
+    res.on('error', () => undefined);
+    more();
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
   return {
-    async start(): Promise<string> {
-      const { createServer } = await import('node:http');
-      const { MAX_ANSWER_BYTES } = await import('../../services/embeddings/http-exchange.js');
-      const chunk = Buffer.alloc(512 * 1024, 'x');
-      const server = createServer((_req, res) => {
-        res.writeHead(200);
-        let sent = 0;
-        const more = () => {
-          while (sent <= MAX_ANSWER_BYTES) {
-            sent += chunk.length;
-            if (!res.write(chunk)) return void res.once('drain', more);
-          }
-          res.end();
-        };
-        res.on('error', () => undefined);
-        more();
-      });
-      server.listen(0, '127.0.0.1');
-      await once(server, 'listening');
-      stopServer = () => new Promise((resolve) => (server.closeAllConnections(), server.close(() => resolve())));
-      return `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
-    },
-    stop: () => stopServer?.() ?? Promise.resolve(),
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}/`,
+    stop: () => new Promise((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
   };
 }
