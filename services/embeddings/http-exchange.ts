@@ -55,12 +55,25 @@ function clientFor(protocol: 'http:' | 'https:'): Client {
   })());
 }
 
+/**
+ * A request that failed this way on a kept connection never reached the server: the server had
+ * closed the connection while it sat in the pool (its idle timeout: Node's is 5 s, a reverse
+ * proxy's a minute or so) and this thread had not read the close yet, as happens whenever a
+ * statement of the embedded database holds the thread across it. Node's documented answer
+ * (`request.reusedSocket`) is to send it again on another connection.
+ */
+const STALE_CONNECTION = new Set(['ECONNRESET', 'EPIPE']);
+
+/** Attempts on kept connections before one on a new connection: each of the pool's sockets may be stale. */
+const STALE_RETRIES = 4;
+
 export const httpExchange: HttpExchange = (request) =>
   new Promise<ExchangeResponse>((resolve, reject) => {
     const client = clientFor(request.url.protocol === 'https:' ? 'https:' : 'http:');
     const body = request.body === undefined ? undefined : Buffer.from(request.body);
     const headers = { ...request.headers, ...(body ? { 'content-length': String(body.length) } : {}) };
     let settled = false;
+    let req: http.ClientRequest;
     const finish = (error: Error | undefined, response?: ExchangeResponse) => {
       if (settled) return;
       settled = true;
@@ -70,19 +83,31 @@ export const httpExchange: HttpExchange = (request) =>
         reject(error);
       } else resolve(response!);
     };
-    const req = client.request(request.url, { method: request.method, headers, agent: client.agent }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > MAX_ANSWER_BYTES) finish(new Error(`answer larger than ${MAX_ANSWER_BYTES} bytes`));
-        else chunks.push(chunk);
-      });
-      res.once('end', () => finish(undefined, { status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      res.once('error', (error) => finish(error));
-      res.once('close', () => finish(new Error('the connection closed before the whole answer came'))); // after 'end' when complete: a no-op
-    });
+    // One deadline for every attempt: a retry never extends the caller's wait.
     const deadline = setTimeout(() => finish(new ExchangeTimeoutError(`no answer within ${request.timeoutMs} ms`)), request.timeoutMs);
-    req.once('error', (error) => finish(error));
-    req.end(body);
+    const send = (retriesLeft: number) => {
+      let answered = false;
+      req = client.request(request.url, { method: request.method, headers, agent: client.agent }, (res) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_ANSWER_BYTES) finish(new Error(`answer larger than ${MAX_ANSWER_BYTES} bytes`));
+          else chunks.push(chunk);
+        });
+        res.once('end', () => finish(undefined, { status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.once('error', (error) => finish(error));
+        res.once('close', () => finish(new Error('the connection closed before the whole answer came'))); // after 'end' when complete: a no-op
+      });
+      const sent = req;
+      sent.once('error', (error: NodeJS.ErrnoException) => {
+        // Only a kept connection that failed before any answer. Sending again is safe even if the
+        // server did see it: an embedding or a model list changes nothing there.
+        if (!settled && !answered && sent.reusedSocket && retriesLeft > 0 && STALE_CONNECTION.has(error.code ?? '')) send(retriesLeft - 1);
+        else finish(error);
+      });
+      sent.end(body);
+    };
+    send(STALE_RETRIES);
   });
