@@ -7,9 +7,9 @@
 // through shared memory when a connection has closed.
 import { once } from 'node:events';
 import { createServer, type Socket } from 'node:net';
-import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpExchange } from '../../services/embeddings/http-exchange.js';
+import { holdUntil, serverOnAThread, type ThreadServer } from '../support/thread-server.js';
 
 // seen[0]: requests answered; seen[1]: connections the server closed; seen[2]: connections opened.
 const SERVER_ON_A_THREAD = `
@@ -37,30 +37,15 @@ server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port
 parentPort.on('message', () => server.close(() => parentPort.close()));
 `;
 
-/** Holds this thread (no event loop) until the server has closed `count` connections; false after `ms`. */
-function holdUntilClosed(seen: Int32Array, count: number, ms: number): boolean {
-  const until = Date.now() + ms;
-  for (;;) {
-    const now = Atomics.load(seen, 1);
-    if (now >= count) return true;
-    if (Date.now() >= until) return false;
-    Atomics.wait(seen, 1, now, until - Date.now());
-  }
-}
-
 describe('a kept connection the server closed while this thread was held', () => {
   const seen = new Int32Array(new SharedArrayBuffer(12));
-  let worker: Worker;
+  let server: ThreadServer;
   let url: URL;
   beforeAll(async () => {
-    worker = new Worker(SERVER_ON_A_THREAD, { eval: true, workerData: seen });
-    const [port] = (await once(worker, 'message')) as [number];
-    url = new URL(`http://127.0.0.1:${port}/api/embed`);
+    server = await serverOnAThread(SERVER_ON_A_THREAD, seen);
+    url = new URL(`${server.url}/api/embed`);
   });
-  afterAll(async () => {
-    worker.postMessage('close');
-    await once(worker, 'exit');
-  });
+  afterAll(() => server.close());
 
   it('is not used: the request goes out again on a new connection and is answered', async () => {
     const ask = () => httpExchange({ url, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"input":["x"]}', timeoutMs: 5_000 });
@@ -71,7 +56,7 @@ describe('a kept connection the server closed while this thread was held', () =>
     // Two turns of the event loop put the connection back in the agent's pool. Then hold the thread until the server has closed it, plus a
     // little for its close to reach this socket; then ask at once, with no turn of the event loop
     // in between, so the pool still holds the connection as open.
-    expect(holdUntilClosed(seen, 1, 5_000)).toBe(true);
+    expect(holdUntil(seen, 1, 1, 5_000)).toBe('ok');
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
     const second = await ask();
     expect(second.status).toBe(200);

@@ -5,10 +5,10 @@
 // it tells this thread that a request came through shared memory, which needs no event loop.
 import { once } from 'node:events';
 import { createServer } from 'node:http';
-import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OllamaEmbedder } from '../../services/embeddings/ollama.js';
 import { httpExchange, MAX_ANSWER_BYTES } from '../../services/embeddings/http-exchange.js';
+import { holdUntil, serverOnAThread, type ThreadServer } from '../support/thread-server.js';
 
 const OLLAMA_ON_A_THREAD = `
 const http = require('node:http');
@@ -29,30 +29,15 @@ server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port
 parentPort.on('message', () => server.close(() => parentPort.close()));
 `;
 
-/** Holds this thread until the server has seen `count` requests, or gives up after `ms`: 'ok' or 'timed-out'. */
-function holdUntilSeen(seen: Int32Array, count: number, ms: number): 'ok' | 'timed-out' {
-  const until = Date.now() + ms;
-  for (;;) {
-    const now = Atomics.load(seen, 0);
-    if (now >= count) return 'ok';
-    if (Date.now() >= until) return 'timed-out';
-    Atomics.wait(seen, 0, now, until - Date.now());
-  }
-}
-
 describe('the query embedding goes out before the thread is busy again', () => {
   const seen = new Int32Array(new SharedArrayBuffer(4));
-  let worker: Worker;
+  let server: ThreadServer;
   let url: string;
   beforeAll(async () => {
-    worker = new Worker(OLLAMA_ON_A_THREAD, { eval: true, workerData: seen });
-    const [port] = (await once(worker, 'message')) as [number];
-    url = `http://127.0.0.1:${port}`;
+    server = await serverOnAThread(OLLAMA_ON_A_THREAD, seen);
+    url = server.url;
   });
-  afterAll(async () => {
-    worker.postMessage('close');
-    await once(worker, 'exit');
-  });
+  afterAll(() => server.close());
 
   it('a query asked for, then one turn of the event loop (as search does), reaches Ollama while this thread is held', async () => {
     const ollama = new OllamaEmbedder({ url });
@@ -63,7 +48,7 @@ describe('the query embedding goes out before the thread is busy again', () => {
     const vector = ollama.embedQuery('asked before the statements');
     await new Promise<void>((resolve) => setImmediate(resolve)); // search.ts startQueryEmbedding
     // Held as the keyword statements hold it: with fetch() the request was still in this process.
-    expect(holdUntilSeen(seen, before + 1, 5_000)).toBe('ok');
+    expect(holdUntil(seen, 0, before + 1, 5_000)).toBe('ok');
     expect(await vector).toHaveLength(768);
   });
 
