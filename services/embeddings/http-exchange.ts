@@ -56,15 +56,15 @@ function clientFor(protocol: 'http:' | 'https:'): Client {
 }
 
 /**
- * A request that failed this way on a kept connection never reached the server: the server had
- * closed the connection while it sat in the pool (its idle timeout: Node's is 5 s, a reverse
+ * A request that fails this way on a kept connection, before any answer, found the connection
+ * closed: the server had closed it while it sat in the pool (its idle timeout: Node's is 5 s, a reverse
  * proxy's a minute or so) and this thread had not read the close yet, as happens whenever a
  * statement of the embedded database holds the thread across it. Node's documented answer
  * (`request.reusedSocket`) is to send it again on another connection.
  */
 const STALE_CONNECTION = new Set(['ECONNRESET', 'EPIPE']);
 
-/** Attempts on kept connections before one on a new connection: each of the pool's sockets may be stale. */
+/** Sent again at most this many times: each of the pool's four connections may be stale. */
 const STALE_RETRIES = 4;
 
 export const httpExchange: HttpExchange = (request) =>
