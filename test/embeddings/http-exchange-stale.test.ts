@@ -52,10 +52,11 @@ describe('a kept connection the server closed while this thread was held', () =>
     const first = await ask();
     expect(first.status).toBe(200);
     expect(Atomics.load(seen, 2)).toBe(1);
+    // Two turns of the event loop put the connection back in the agent's pool.
     for (let i = 0; i < 2; i++) await new Promise((r) => setImmediate(r));
-    // Two turns of the event loop put the connection back in the agent's pool. Then hold the thread until the server has closed it, plus a
-    // little for its close to reach this socket; then ask at once, with no turn of the event loop
-    // in between, so the pool still holds the connection as open.
+    // Hold the thread until the server has closed it, plus a little for its close to reach this
+    // socket; then ask at once, with no turn of the event loop in between, so the pool still
+    // holds the connection as open.
     expect(holdUntil(seen, 1, 1, 5_000)).toBe('ok');
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
     const second = await ask();
