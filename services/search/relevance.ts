@@ -93,12 +93,14 @@ export async function gatherEvidence(db: Db, refs: readonly CardRef[], probe: Qu
   }
   const stats = await searchColumnStats(db, [...tables.values()]);
   const v = probe.vector;
+  const withCosine = (subject: string) => v !== undefined && probe.subjectsWithVectors.includes(subject);
+  const vectorType = v && sql.raw(`brain_ext.vector(${v.dims})`);
   const parts = [...tables.values()].map(({ subject, table, ids }) => {
     const entity = table === 'topics' ? 'topic' : 'episode';
     const owner = table === 'topics' ? sql.raw('topic_id') : sql.raw('episode_id');
     const cosine =
-      v && probe.subjectsWithVectors.includes(subject)
-        ? sql`(SELECT max(1 - ((c.embedding::${sql.raw(`brain_ext.vector(${v.dims})`)}) OPERATOR(brain_ext.<=>) ${vectorLiteral(v.embedding)}::${sql.raw(`brain_ext.vector(${v.dims})`)}))
+      v && withCosine(subject)
+        ? sql`(SELECT max(1 - ((c.embedding::${vectorType}) OPERATOR(brain_ext.<=>) q.vec))
                  FROM ${sql.table(`${subject}.chunks`)} c WHERE c.${owner} = x.id AND c.model = ${v.model} AND c.dims = ${sql.lit(v.dims)})`
         : sql`NULL::float8`;
     return sql`(SELECT ${subject}::text AS subject, ${entity}::text AS entity, x.id,
@@ -107,11 +109,13 @@ export async function gatherEvidence(db: Db, refs: readonly CardRef[], probe: Qu
                        coalesce((SELECT bool_and(t = ANY(q.lex)) FROM unnest(tsvector_to_array(to_tsvector(q.cfg, x.title))) t), false) AS title_in_query
                   FROM ${sql.table(`${subject}.${table}`)} x, q WHERE x.id = ANY(${ids}::bigint[]))`;
   });
-  // The question's lexemes and the configuration once, in the same statement: every row carries
-  // the lexemes. brain.text_search_config() is not inlined (it sets its search_path): called once
-  // per card for its title, it took 0.8-1.0 ms of this statement's 3-4 at 7,500 pages.
+  // The question's lexemes, its vector and the configuration once, in the same statement: every
+  // row carries the lexemes. brain.text_search_config() is not inlined (it sets its search_path):
+  // called once per card for its title, it took 0.8-1.0 ms of this statement's 3-4 at 7,500 pages;
+  // the vector's text, parsed once per table, 0.26 ms more.
+  const vec = v && [...tables.values()].some((t) => withCosine(t.subject)) ? sql`${vectorLiteral(v.embedding)}::${vectorType}` : sql`NULL`;
   const { rows } = await sql<{ subject: string; entity: 'topic' | 'episode'; id: number; matched: string[]; cosine: number | null; title_in_query: boolean; lexemes: string[] }>`
-    WITH q AS (SELECT c.cfg, ARRAY(SELECT DISTINCT l FROM unnest(brain.query_lexemes(c.cfg, ${probe.text})) l) AS lex
+    WITH q AS (SELECT c.cfg, ${vec} AS vec, ARRAY(SELECT DISTINCT l FROM unnest(brain.query_lexemes(c.cfg, ${probe.text})) l) AS lex
                  FROM (SELECT brain.text_search_config() AS cfg) c)
     SELECT e.*, q.lex AS lexemes FROM (${sql.join(parts, sql` UNION ALL `)}) e, q`.execute(db);
   const lexemes = rows[0]?.lexemes ?? [];
