@@ -35,7 +35,8 @@ export interface CardLexemes {
  * The columns that give a topic's (alias `t`) title lexemes and every lexeme it is searched by:
  * remember's candidates (topicLexemes) and lint's pairs (curation/lint-judgement.ts) read them
  * so, and weigh them alike. The configuration is a subquery, read once per statement: the function
- * is not inlined (it sets its search_path), and called once per row it cost 40 microseconds a row.
+ * is not inlined (it sets its search_path), and called once per card in the relevance evidence it
+ * cost about 40 microseconds a card (relevance.ts).
  */
 export const LEXEME_COLUMNS = sql`tsvector_to_array(to_tsvector((SELECT brain.text_search_config()), t.title)) AS title_lexemes, tsvector_to_array(t.search) AS all_lexemes`;
 
