@@ -41,6 +41,7 @@ import {
 import type { EmbeddedDatabase } from './embedded.js';
 import { exchange, readReply } from './pglite-wire.js';
 import { ident } from './sql.js';
+import { setLocalCommands } from './statement-settings.js';
 import { isBackgroundWork, workPriority } from './work-order.js';
 
 const { serialize } = protocol;
@@ -219,12 +220,16 @@ class PGliteRoleConnection implements DatabaseConnection {
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     const pg = this.embedded.pg;
     const own = this.transaction === 'none';
+    // Settings the statement carries (db/statement-settings.ts) go out as SET LOCAL after the role,
+    // in the same simple query: in its own transaction they hold for this statement only.
+    const local = setLocalCommands(compiled.sql);
+    const after = (commands: string) => (local === '' ? commands : `${commands}; ${local}`);
     const head: Uint8Array[] = [];
-    if (own) head.push(serialize.query(this.setRole(this.readOnly ? 'BEGIN READ ONLY' : 'BEGIN')));
+    if (own) head.push(serialize.query(after(this.setRole(this.readOnly ? 'BEGIN READ ONLY' : 'BEGIN'))));
     else if (this.transaction === 'pending') {
-      head.push(serialize.query(this.opening));
+      head.push(serialize.query(after(this.opening)));
       this.transaction = 'open';
-    }
+    } else if (local !== '') head.push(serialize.query(local));
     const params = compiled.parameters as readonly unknown[];
     try {
       const generation = this.embedded.generation;

@@ -7,6 +7,7 @@ import type { Subject } from '../config/subjects.js';
 import type { KnowledgeDatabase } from './database.js';
 import type { EmbeddedDatabase } from './embedded.js';
 import { PGliteRoleDialect } from './pglite-dialect.js';
+import { markCarriesSettings } from './statement-settings.js';
 
 export interface ServerLocation {
   host: string;
@@ -23,6 +24,7 @@ export interface SubjectDb {
 /** `embedded` may still be opening: the first statement waits for it (PGliteRoleDialect). */
 export function openEmbeddedSubjectDb(embedded: EmbeddedDatabase | Promise<EmbeddedDatabase>, subject: Subject): SubjectDb {
   const db = new Kysely<KnowledgeDatabase>({ dialect: new PGliteRoleDialect(embedded, subject.role) });
+  markCarriesSettings(db);
   return { subject, db, close: () => db.destroy() };
 }
 

@@ -12,6 +12,7 @@ import type { KnowledgeDatabase } from '../db/database.js';
 import { EmbeddedDatabase, GIN_PENDING_LIST_KB } from '../db/embedded.js';
 import { PGliteRoleDialect } from '../db/pglite-dialect.js';
 import { pgliteSession, type SqlSession } from '../db/sql.js';
+import { carriesSettings, withStatementSettings } from '../db/statement-settings.js';
 import { openEmbeddedSubjectDb, type SubjectDb } from '../db/subject-db.js';
 import { DENY_LIST, KINDS, testSubjects } from './support/brains.js';
 
@@ -204,6 +205,40 @@ describe('[pglite] the role dialect', () => {
     } finally {
       await small.destroy();
     }
+  });
+
+  it('applies the settings a statement carries to that statement only, as the role, twice (prepared too)', async () => {
+    expect(carriesSettings(db)).toBe(true);
+    const settings = { 'hnsw.ef_search': '123', enable_seqscan: 'off' };
+    const read = sql<{ u: string; ef: string; seq: string }>`SELECT current_user AS u, current_setting('hnsw.ef_search', true) AS ef, current_setting('enable_seqscan') AS seq`;
+    for (let i = 0; i < 2; i++) {
+      expect((await withStatementSettings(settings, read).execute(db)).rows).toEqual([{ u: role('homelab'), ef: '123', seq: 'off' }]);
+      // The next statement, and the superuser's session, are back to the defaults.
+      const after = (await read.execute(db)).rows[0]!;
+      expect(after.seq).toBe('on');
+      expect(after.ef).not.toBe('123');
+      expect(await outsideTransaction()).toBe(true);
+    }
+    // Inside a kysely transaction they hold from that statement to its end, as SET LOCAL does.
+    const inside = await db.transaction().execute(async (trx) => {
+      const first = (await read.execute(trx)).rows[0]!.seq;
+      const carried = (await withStatementSettings({ enable_seqscan: 'off' }, read).execute(trx)).rows[0]!.seq;
+      return [first, carried, (await read.execute(trx)).rows[0]!.seq];
+    });
+    expect(inside).toEqual(['on', 'off', 'off']);
+    expect((await read.execute(db)).rows[0]!.seq).toBe('on');
+  });
+
+  it('refuses a carried setting that is not allowed, before anything runs', async () => {
+    // Who runs a statement is not a setting it can carry; nor is a value that is not a plain word.
+    expect(() => withStatementSettings({ role: 'postgres' }, sql`SELECT 1`)).toThrow(/not allowed/);
+    expect(() => withStatementSettings({ enable_seqscan: "off'; RESET ROLE; --" }, sql`SELECT 1`)).toThrow(/plain word/);
+    // A marker written by hand is checked by the dialect as well.
+    await expect(sql.raw(`/*brain:set role=${superuser}*/ SELECT current_user AS u`).execute(db)).rejects.toThrow(/not allowed/);
+    await expect(sql.raw(`/*brain:set search_path=public*/ SELECT 1`).execute(db)).rejects.toThrow(/not allowed/);
+    await expect(sql.raw(`/*brain:set enable_seqscan*/ SELECT 1`).execute(db)).rejects.toThrow(/no value/);
+    expect(await outsideTransaction()).toBe(true);
+    expect((await sql<{ u: string }>`SELECT current_user AS u`.execute(db)).rows[0]!.u).toBe(role('homelab'));
   });
 
   it('does not remember a statement that fails to parse, and leaves nothing open after it', async () => {

@@ -2,6 +2,7 @@
 // pgvector text form, and nearest-chunk search. Vectors are compared only within one model
 // and one dimension, through the partial HNSW index of that dimension.
 import { sql, type RawBuilder } from 'kysely';
+import { carriesSettings, withStatementSettings, type StatementSettings } from '../../db/statement-settings.js';
 import type { Db, Trx } from '../knowledge/context.js';
 import { episodeFilter, topicFilter, wantsEpisodes } from './sql-filters.js';
 import type { CardRef, SearchFilters } from './types.js';
@@ -71,16 +72,28 @@ export interface VectorHit extends CardRef {
 /**
  * HNSW returns at most ef_search rows, and a filter on model applied after the index scan
  * would drop some of them; so ef_search is raised to what we ask for and pgvector's
- * iterative scan keeps scanning until enough rows pass. Set per transaction.
+ * iterative scan keeps scanning until enough rows pass.
+ * The planner prices a sequential scan's distance computations far too low: past a LIMIT of
+ * about 50 it sorts the whole table instead of walking the index, 25 ms against 3 ms at only
+ * 3k chunks. The index is always the right plan here, so sequential scans are off for this one
+ * statement (the joins to the cards use their primary keys either way).
  */
-async function tuneIndexScan(trx: Trx, k: number): Promise<void> {
-  // The planner prices a sequential scan's distance computations far too low: past a LIMIT of
-  // about 50 it sorts the whole table instead of walking the index, 25 ms against 3 ms at only
-  // 3k chunks. The index is always the right plan here, so sequential scans are off for this
-  // one transaction (the joins to the cards use their primary keys either way).
-  await sql`SELECT set_config('hnsw.ef_search', ${String(Math.min(1000, Math.max(40, k)))}, true),
-                   set_config('hnsw.iterative_scan', 'relaxed_order', true),
-                   set_config('enable_seqscan', 'off', true)`.execute(trx);
+function indexScanSettings(k: number): StatementSettings {
+  return { 'hnsw.ef_search': String(Math.min(1000, Math.max(40, k))), 'hnsw.iterative_scan': 'relaxed_order', enable_seqscan: 'off' };
+}
+
+/**
+ * `statement`'s rows, run with `settings` for it alone: carried with it where the handle's
+ * dialect sends them in the statement's own batch (the embedded brain), else set in a
+ * transaction around it (db/statement-settings.ts).
+ */
+async function withSettings<R>(db: Db, settings: StatementSettings, statement: RawBuilder<R>): Promise<R[]> {
+  if (carriesSettings(db)) return (await withStatementSettings(settings, statement).execute(db)).rows;
+  return db.transaction().execute(async (trx) => {
+    const pairs = Object.entries(settings);
+    await sql`SELECT ${sql.join(pairs.map(([name, value]) => sql`set_config(${name}, ${value}, true)`))}`.execute(trx);
+    return (await statement.execute(trx)).rows;
+  });
 }
 
 export interface VectorQuery {
@@ -114,14 +127,13 @@ export async function vectorSearch(db: Db, subjects: readonly string[], query: V
                        WHERE (t.id IS NOT NULL AND ${sql.lit(filters.includeTopics)} AND ${topicFilter(subject, filters)})
                           OR (e.id IS NOT NULL AND ${sql.lit(episodes)} AND ${episodeFilter(filters)}))`,
   );
-  const rows = await db.transaction().execute(async (trx) => {
-    await tuneIndexScan(trx, query.chunkLimit);
-    return (
-      await sql<{ subject: string; entity: 'topic' | 'episode'; id: number; kind: string; occurred_at: Date | string | null; distance: number; text: string }>`
-        SELECT subject, entity, id, kind, occurred_at, distance::float8 AS distance, text FROM (${sql.join(parts, sql` UNION ALL `)}) c
-         ORDER BY distance, subject, entity, id`.execute(trx)
-    ).rows;
-  });
+  const rows = await withSettings(
+    db,
+    indexScanSettings(query.chunkLimit),
+    sql<{ subject: string; entity: 'topic' | 'episode'; id: number; kind: string; occurred_at: Date | string | null; distance: number; text: string }>`
+      SELECT subject, entity, id, kind, occurred_at, distance::float8 AS distance, text FROM (${sql.join(parts, sql` UNION ALL `)}) c
+       ORDER BY distance, subject, entity, id`,
+  );
   // Best chunk per card: rows arrive nearest first, so the first one seen wins.
   const best = new Map<string, VectorHit>();
   for (const r of rows) {
