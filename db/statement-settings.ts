@@ -2,9 +2,9 @@
 // hnsw.iterative_scan, enable_seqscan), carried by the statement to the embedded dialect.
 //
 // Set in a transaction of their own (BEGIN, set_config, the statement, COMMIT), they cost the
-// embedded brain three exchanges with PGlite where a statement alone costs one: 1.2-1.4 ms of a
-// vector search's 9-13 (docs/performance.md, "The relevance evidence without per-card function
-// calls"). So the statement carries them in a leading comment, and the embedded dialect
+// embedded brain three exchanges with PGlite where a statement alone costs one: 0.5-0.7 ms of a
+// vector search's 10-11 at 7,500 pages (docs/performance.md, "The relevance evidence without
+// per-card function calls"). So the statement carries them in a leading comment, and the embedded dialect
 // (db/pglite-dialect.ts) sends them as SET LOCAL after BEGIN and SET LOCAL ROLE, in the
 // statement's own batch: they hold for that statement only. Handles that cannot do this (a
 // server's pool, the link to a running brain) are not marked, and the caller sets the settings
