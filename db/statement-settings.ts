@@ -4,11 +4,11 @@
 // Set in a transaction of their own (BEGIN, set_config, the statement, COMMIT), they cost the
 // embedded brain three exchanges with PGlite where a statement alone costs one: 0.5-0.7 ms of a
 // vector search's 10-11 at 7,500 pages (docs/performance.md, "The relevance evidence without
-// per-card function calls"). So the statement carries them in a leading comment, and the embedded dialect
-// (db/pglite-dialect.ts) sends them as SET LOCAL after BEGIN and SET LOCAL ROLE, in the
-// statement's own batch: they hold for that statement only. Handles that cannot do this (a
-// server's pool, the link to a running brain) are not marked, and the caller sets the settings
-// in a transaction as before (carriesSettings).
+// per-card function calls"). So the statement carries them in a leading comment, and the
+// embedded dialect (db/pglite-dialect.ts) sends them as SET LOCAL after BEGIN and SET LOCAL
+// ROLE, in the statement's own batch: they hold for that statement only. Handles that cannot do
+// this (a server's pool, the link to a running brain) are not marked, and the caller sets the
+// settings in a transaction as before (carriesSettings).
 //
 // Only names on ALLOWED, with plain word values, ever reach SQL: the comment is written by this
 // code, never from input, and the dialect refuses any other name (a role or a search path cannot
