@@ -7,16 +7,17 @@
 // per-card function calls"). So the statement carries them in a leading comment, and the
 // embedded dialect (db/pglite-dialect.ts) sends them as SET LOCAL after BEGIN and SET LOCAL
 // ROLE, in the statement's own batch: they hold for that statement only. Handles that cannot do
-// this (a server's pool, the link to a running brain) are not marked, and the caller sets the
-// settings in a transaction as before (carriesSettings).
+// this (a server's pool, the link to a running brain) are not marked, and rowsWithSettings sets
+// the settings in a transaction around the statement instead.
 //
 // Only names on ALLOWED, with plain word values, ever reach SQL: the comment is written by this
 // code, never from input, and the dialect refuses any other name (a role or a search path cannot
 // be set this way).
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import type { KnowledgeDatabase } from './database.js';
 
 /** The settings a statement may carry: planner and index-scan knobs, nothing about who runs it. */
-const ALLOWED: ReadonlySet<string> = new Set(['hnsw.ef_search', 'hnsw.iterative_scan', 'enable_seqscan']);
+const ALLOWED: ReadonlySet<string> = new Set(['hnsw.ef_search', 'hnsw.iterative_scan', 'enable_seqscan', 'enable_bitmapscan']);
 const VALUE = /^[A-Za-z0-9_]{1,40}$/;
 const PREFIX = '/*brain:set ';
 const MARKER = /^\/\*brain:set ([^*]*)\*\//;
@@ -65,4 +66,23 @@ export function markCarriesSettings(db: object): void {
 /** Whether `db` applies the settings a statement carries; otherwise set them in a transaction. */
 export function carriesSettings(db: object): boolean {
   return capable.has(db);
+}
+
+/** Sets `settings` until the end of the transaction `trx` (set_config(..., true)). */
+export async function setLocally(trx: Transaction<KnowledgeDatabase>, settings: StatementSettings): Promise<void> {
+  const pairs = Object.entries(settings);
+  for (const [name, value] of pairs) checked(name, value);
+  await sql`SELECT ${sql.join(pairs.map(([name, value]) => sql`set_config(${name}, ${value}, true)`))}`.execute(trx);
+}
+
+/**
+ * `statement`'s rows, run with `settings` for it alone: carried with it where the handle's dialect
+ * sends them in the statement's own batch (the embedded brain), else set in a transaction around it.
+ */
+export async function rowsWithSettings<R>(db: Kysely<KnowledgeDatabase>, settings: StatementSettings, statement: RawBuilder<R>): Promise<R[]> {
+  if (carriesSettings(db)) return (await withStatementSettings(settings, statement).execute(db)).rows;
+  return db.transaction().execute(async (trx) => {
+    await setLocally(trx, settings);
+    return (await statement.execute(trx)).rows;
+  });
 }

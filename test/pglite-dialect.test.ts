@@ -12,7 +12,7 @@ import type { KnowledgeDatabase } from '../db/database.js';
 import { EmbeddedDatabase, GIN_PENDING_LIST_KB } from '../db/embedded.js';
 import { PGliteRoleDialect } from '../db/pglite-dialect.js';
 import { pgliteSession, type SqlSession } from '../db/sql.js';
-import { carriesSettings, withStatementSettings } from '../db/statement-settings.js';
+import { carriesSettings, setLocally, withStatementSettings } from '../db/statement-settings.js';
 import { openEmbeddedSubjectDb, type SubjectDb } from '../db/subject-db.js';
 import { DENY_LIST, KINDS, testSubjects } from './support/brains.js';
 
@@ -227,6 +227,17 @@ describe('[pglite] the role dialect', () => {
     });
     expect(inside).toEqual(['on', 'off', 'off']);
     expect((await read.execute(db)).rows[0]!.seq).toBe('on');
+  });
+
+  it('sets the same settings until the end of a transaction where a statement cannot carry them', async () => {
+    const read = sql<{ seq: string; bitmap: string }>`SELECT current_setting('enable_seqscan') AS seq, current_setting('enable_bitmapscan') AS bitmap`;
+    const inside = await db.transaction().execute(async (trx) => {
+      await setLocally(trx, { enable_seqscan: 'off', enable_bitmapscan: 'off' });
+      return (await read.execute(trx)).rows[0];
+    });
+    expect(inside).toEqual({ seq: 'off', bitmap: 'off' });
+    expect((await read.execute(db)).rows[0]).toEqual({ seq: 'on', bitmap: 'on' });
+    await expect(db.transaction().execute((trx) => setLocally(trx, { role: 'postgres' }))).rejects.toThrow(/not allowed/);
   });
 
   it('refuses a carried setting that is not allowed, before anything runs', async () => {

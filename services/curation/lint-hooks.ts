@@ -12,12 +12,13 @@
 // nearest-neighbour search is approximate (HNSW), so a pair the index fails to return from
 // either of its two cards would be missed: on the seeded test and bench sets none was.
 import { sql, type RawBuilder } from 'kysely';
+import { setLocally } from '../../db/statement-settings.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import type { BrainContext, Trx } from '../knowledge/index.js';
 import { countPending, subjectsWithVectors } from '../search/index.js';
 import { modelOf } from '../search/embed-cards.js';
 import type { EmbedModel } from '../search/pending.js';
-import { INDEXED_DIMENSIONS } from '../search/vectors.js';
+import { indexScanSettings, INDEXED_DIMENSIONS } from '../search/vectors.js';
 import { judgementModelFor } from '../search/calibration.js';
 import type { LintEmbeddingHooks } from './lint.js';
 import { byPairOrder, type SimilarPair } from './similar-titles.js';
@@ -187,10 +188,7 @@ function typed(column: string, dims: number): RawBuilder<unknown> {
  * chunk per card (44 ms per card at 3,000 cards on PGlite, against 4 ms through the index).
  */
 async function tuneIndexScan(trx: Trx, k: number): Promise<void> {
-  await sql`SELECT set_config('hnsw.ef_search', ${String(Math.min(1000, Math.max(40, k)))}, true),
-                   set_config('hnsw.iterative_scan', 'relaxed_order', true),
-                   set_config('enable_seqscan', 'off', true),
-                   set_config('enable_bitmapscan', 'off', true)`.execute(trx);
+  await setLocally(trx, { ...indexScanSettings(k), enable_bitmapscan: 'off' });
 }
 
 /** The k nearest other cards' first chunks of each card in `batch`, with the old similarity and threshold test. */

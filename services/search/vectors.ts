@@ -2,7 +2,7 @@
 // pgvector text form, and nearest-chunk search. Vectors are compared only within one model
 // and one dimension, through the partial HNSW index of that dimension.
 import { sql, type RawBuilder } from 'kysely';
-import { carriesSettings, withStatementSettings, type StatementSettings } from '../../db/statement-settings.js';
+import { rowsWithSettings, type StatementSettings } from '../../db/statement-settings.js';
 import type { Db, Trx } from '../knowledge/context.js';
 import { episodeFilter, topicFilter, wantsEpisodes } from './sql-filters.js';
 import type { CardRef, SearchFilters } from './types.js';
@@ -78,22 +78,8 @@ export interface VectorHit extends CardRef {
  * 3k chunks. The index is always the right plan here, so sequential scans are off for this one
  * statement (the joins to the cards use their primary keys either way).
  */
-function indexScanSettings(k: number): StatementSettings {
+export function indexScanSettings(k: number): StatementSettings {
   return { 'hnsw.ef_search': String(Math.min(1000, Math.max(40, k))), 'hnsw.iterative_scan': 'relaxed_order', enable_seqscan: 'off' };
-}
-
-/**
- * `statement`'s rows, run with `settings` for it alone: carried with it where the handle's
- * dialect sends them in the statement's own batch (the embedded brain), else set in a
- * transaction around it (db/statement-settings.ts).
- */
-async function withSettings<R>(db: Db, settings: StatementSettings, statement: RawBuilder<R>): Promise<R[]> {
-  if (carriesSettings(db)) return (await withStatementSettings(settings, statement).execute(db)).rows;
-  return db.transaction().execute(async (trx) => {
-    const pairs = Object.entries(settings);
-    await sql`SELECT ${sql.join(pairs.map(([name, value]) => sql`set_config(${name}, ${value}, true)`))}`.execute(trx);
-    return (await statement.execute(trx)).rows;
-  });
 }
 
 export interface VectorQuery {
@@ -127,7 +113,7 @@ export async function vectorSearch(db: Db, subjects: readonly string[], query: V
                        WHERE (t.id IS NOT NULL AND ${sql.lit(filters.includeTopics)} AND ${topicFilter(subject, filters)})
                           OR (e.id IS NOT NULL AND ${sql.lit(episodes)} AND ${episodeFilter(filters)}))`,
   );
-  const rows = await withSettings(
+  const rows = await rowsWithSettings(
     db,
     indexScanSettings(query.chunkLimit),
     sql<{ subject: string; entity: 'topic' | 'episode'; id: number; kind: string; occurred_at: Date | string | null; distance: number; text: string }>`
