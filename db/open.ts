@@ -38,6 +38,11 @@ export interface AdminConnection {
     checkedWith?: { readonly rolePrefix: string };
     /** A one-shot subject command holds the brain (openSubject's oneShot): see close() in openAdmin. */
     oneShot?: boolean;
+    /**
+     * The bootstrap ran in this session rather than being skipped: its migrations may have made
+     * relation files or rewritten them (0014_topics_packed.sql's CLUSTER), so the close lists them again.
+     */
+    bootstrapped?: boolean;
   };
   close(): Promise<void>;
 }
@@ -161,10 +166,12 @@ export async function openAdmin(rt: RuntimeConfig, options: OpenOptions = {}): P
       // no DDL, no VACUUM) nor the set of relation files: its close records both again
       // without asking Postgres, which would read catalogs none of its statements touched
       // (0.3-0.6 s of a one-shot command on a 2-core machine). Everything else asks: servers
-      // (their database link runs other processes' statements) and admin commands.
+      // (their database link runs other processes' statements), admin commands, and a one-shot
+      // command whose start ran the bootstrap (its migrations may have rewritten a table, whose
+      // old files the last snapshot still lists: the next open called the brain damaged).
       embedded.setCloseHooks({
         async closing(pg) {
-          const plain = dataDir.oneShot === true && dataDir.checkedWith !== undefined && !adminAfterCheck && !slept;
+          const plain = dataDir.oneShot === true && dataDir.checkedWith !== undefined && !dataDir.bootstrapped && !adminAfterCheck && !slept;
           const files = plain && sinceClose?.relations ? sinceClose.relations : await listRelationFiles(pg).catch(() => undefined);
           const catalog = !dataDir.checkedWith
             ? undefined
@@ -248,6 +255,7 @@ export async function runBootstrap(rt: RuntimeConfig, admin: AdminConnection, su
     }
   }
   let report: BootstrapReport;
+  dataDir.bootstrapped = true; // even one that fails part-way may have changed files
   try {
     report = await bootstrap(admin.session, options);
   } catch (cause) {

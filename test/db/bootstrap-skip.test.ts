@@ -108,6 +108,32 @@ describe('[pglite] the bootstrap check of a start', () => {
     expect(await homelabCanRead('novel.topics')).toBe(false);
   }, 120_000);
 
+  it('a one-shot command whose start applied a migration that rewrote a table records the new files, and the next open finds none missing', async () => {
+    await start();
+    const topicsFile = async () => {
+      const admin = await openAdmin(rt);
+      try {
+        const [row] = await admin.session.query<{ path: string }>(`SELECT pg_relation_filepath('homelab.topics') AS path`);
+        return row!.path;
+      } finally {
+        await admin.close();
+      }
+    };
+    const before = await topicsFile();
+    // As on a brain that predates 0013 and 0014: the one-shot command's start applies them, and
+    // 0014's CLUSTER gives homelab.topics, its toast table and its indexes new files.
+    const admin = await openAdmin(rt);
+    await admin.session.exec(`DELETE FROM brain.schema_migrations WHERE scope = 'homelab' AND version IN (13, 14)`);
+    await admin.close();
+    const conn = await openSubject(rt, 'homelab', undefined, { oneShot: true });
+    await sql`SELECT count(*) FROM homelab.topics`.execute(conn.handle.db);
+    await conn.close();
+    // Opening checks every file the last close recorded: the old ones, listed again, were "gone".
+    expect(await topicsFile()).not.toBe(before);
+    const { run } = await start();
+    expect(run.skipped).toBe(true);
+  }, 120_000);
+
   it('a changed migration or grant file changes the inputs, so the start runs the bootstrap', () => {
     const work = mkdtempSync(join(tmpdir(), 'brain-inputs-'));
     try {
