@@ -40,7 +40,7 @@ export interface AdminConnection {
     oneShot?: boolean;
     /**
      * The bootstrap ran in this session rather than being skipped: its migrations may have made
-     * relation files or rewritten them (0014_topics_packed.sql's CLUSTER), so the close lists them again.
+     * relation files or replaced them (a dropped index, a rewritten table), so the close lists them again.
      */
     bootstrapped?: boolean;
   };
@@ -167,8 +167,8 @@ export async function openAdmin(rt: RuntimeConfig, options: OpenOptions = {}): P
       // without asking Postgres, which would read catalogs none of its statements touched
       // (0.3-0.6 s of a one-shot command on a 2-core machine). Everything else asks: servers
       // (their database link runs other processes' statements), admin commands, and a one-shot
-      // command whose start ran the bootstrap (its migrations may have rewritten a table, whose
-      // old files the last snapshot still lists: the next open called the brain damaged).
+      // command whose start ran the bootstrap (its migrations may have replaced a relation's file,
+      // which the last snapshot still lists: the next open called the brain damaged).
       embedded.setCloseHooks({
         async closing(pg) {
           const plain = dataDir.oneShot === true && dataDir.checkedWith !== undefined && !dataDir.bootstrapped && !adminAfterCheck && !slept;

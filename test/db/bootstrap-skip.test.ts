@@ -108,28 +108,32 @@ describe('[pglite] the bootstrap check of a start', () => {
     expect(await homelabCanRead('novel.topics')).toBe(false);
   }, 120_000);
 
-  it('a one-shot command whose start applied a migration that rewrote a table records the new files, and the next open finds none missing', async () => {
+  it('a one-shot command whose start applied a migration that replaced a relation file records the new files, and the next open finds none missing', async () => {
     await start();
-    const topicsFile = async () => {
+    const indexFile = async () => {
       const admin = await openAdmin(rt);
       try {
-        const [row] = await admin.session.query<{ path: string }>(`SELECT pg_relation_filepath('homelab.topics') AS path`);
+        const [row] = await admin.session.query<{ path: string }>(`SELECT pg_relation_filepath('homelab.outbox_card_writes_at_idx') AS path`);
         return row!.path;
       } finally {
         await admin.close();
       }
     };
-    const before = await topicsFile();
-    // As on a brain that predates 0013 and 0014: the one-shot command's start applies them, and
-    // 0014's CLUSTER gives homelab.topics, its toast table and its indexes new files.
+    // As on a brain that predates 0009_overview_counts.sql: 0008's index, and 0009 not applied.
+    // The one-shot command's start applies 0009, which drops that index and builds another in a
+    // new file; the admin sessions' closes list the old file in the snapshot.
     const admin = await openAdmin(rt);
-    await admin.session.exec(`DELETE FROM brain.schema_migrations WHERE scope = 'homelab' AND version IN (13, 14)`);
+    await admin.session.exec(`DROP INDEX homelab.topics_archived_kind_idx;
+      DROP INDEX homelab.outbox_card_writes_at_idx;
+      CREATE INDEX outbox_card_writes_at_idx ON homelab.outbox (at) WHERE table_name IN ('topics', 'episodes');
+      DELETE FROM brain.schema_migrations WHERE scope = 'homelab' AND version = 9`);
     await admin.close();
+    const before = await indexFile();
     const conn = await openSubject(rt, 'homelab', undefined, { oneShot: true });
     await sql`SELECT count(*) FROM homelab.topics`.execute(conn.handle.db);
     await conn.close();
-    // Opening checks every file the last close recorded: the old ones, listed again, were "gone".
-    expect(await topicsFile()).not.toBe(before);
+    // Opening checks every file the last close recorded: the old one, listed again, was "gone".
+    expect(await indexFile()).not.toBe(before);
     const { run } = await start();
     expect(run.skipped).toBe(true);
   }, 120_000);
