@@ -16,7 +16,10 @@
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { KnowledgeDatabase } from './database.js';
 
-/** The settings a statement may carry: planner and index-scan knobs, nothing about who runs it. */
+/**
+ * The settings a statement may carry, or setLocally set: planner and index-scan knobs, nothing
+ * about who runs it. enable_bitmapscan is lint's (its pair search, services/curation/lint-hooks.ts).
+ */
 const ALLOWED: ReadonlySet<string> = new Set(['hnsw.ef_search', 'hnsw.iterative_scan', 'enable_seqscan', 'enable_bitmapscan']);
 const VALUE = /^[A-Za-z0-9_]{1,40}$/;
 const PREFIX = '/*brain:set ';
