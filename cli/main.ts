@@ -4,6 +4,7 @@
 // the WebAssembly tiers, and the bundle's installed the code cache (cli/code-cache.ts).
 import { ConfigError } from '../config/errors.js';
 import { commands, loadCommand } from './commands/index.js';
+import { compileEarlyFor } from './early-compile.js';
 import { CliError } from './output.js';
 
 async function main(argv: string[]): Promise<number> {
@@ -19,6 +20,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`brain: unknown command "${name}"; run \`brain --help\` for the list\n`);
     return 2;
   }
+  if (!rest.includes('--help') && !rest.includes('-h')) compileEarlyFor(name);
   const command = await loadCommand(entry);
   if (rest.includes('--help') || rest.includes('-h')) {
     process.stdout.write(`${command.usage}\n\n${command.summary}\n`);

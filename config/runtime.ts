@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { brainHome } from './home.js';
 import { PACKAGE_ROOT } from './package.js';
 import { ConfigError } from './subjects.js';
 
@@ -130,7 +131,7 @@ export function loadRuntimeConfig(source: NodeJS.ProcessEnv = process.env): Runt
     throw new ConfigError(`${issue.path.join('.')}: ${issue.message}`);
   }
   const e = parsed.data;
-  const home = resolve(e.BRAIN_HOME ?? join(process.cwd(), '.brain'));
+  const home = brainHome(e.BRAIN_HOME);
   const configDir = resolve(e.BRAIN_CONFIG_DIR ?? PACKAGE_ROOT);
   if (e.BRAIN_DATABASE_URL && new URL(e.BRAIN_DATABASE_URL).password) {
     throw new ConfigError('BRAIN_DATABASE_URL: must not contain a password; each subject role reads its own password file');
