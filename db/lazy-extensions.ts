@@ -72,14 +72,15 @@ export function loadedWhenUsed(extension: Extension): Extension {
       const result = await extension.setup(pg, emscriptenOpts, clientOnly);
       if (!result.bundlePath) return result;
       const { bundlePath, ...rest } = result;
-      const files = untar(gunzipSync(readFileSync(fileURLToPath(bundlePath)))).filter((f) => !f.name.startsWith('include/'));
+      let files: TarFile[] | undefined = untar(gunzipSync(readFileSync(fileURLToPath(bundlePath)))).filter((f) => !f.name.startsWith('include/'));
       const opts = (rest.emscriptenOpts ?? emscriptenOpts) as typeof emscriptenOpts;
       const install = (mod: PostgresFs) => {
-        for (const f of files) {
+        for (const f of files ?? []) {
           const path = `${mod.WASM_PREFIX}/${f.name}`;
           mod.FS.mkdirTree(path.slice(0, path.lastIndexOf('/')));
           mod.FS.writeFile(path, f.data);
         }
+        files = undefined; // copied into the file system; PGlite keeps this step as long as it runs
       };
       return { ...rest, emscriptenOpts: { ...opts, preRun: [...(opts.preRun ?? []), install] } };
     },
