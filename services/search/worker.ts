@@ -54,6 +54,9 @@ export interface EmbedWorker {
   drain(): Promise<void>;
 }
 
+/** What a retry embeds before it reads a batch again (see step). */
+export const RETRY_PROBE = 'embedder check';
+
 /** The pause between two batches while work remains. */
 const BETWEEN_BATCHES_MS = 20;
 /** How often the pending count is taken for real while the worker is busy. */
@@ -126,9 +129,13 @@ export function startEmbedWorker(opts: EmbedWorkerOptions): EmbedWorker {
       // Retrying after a failure, the embedder is asked first: a batch read for an embedder still
       // down cost the database's one thread 35-72 ms at 7,500 pages at every retry, in front of
       // whatever search came meanwhile. The embedder's health costs the database nothing.
+      // Health says the model is there, not that it embeds: Ollama lists a model it cannot load
+      // (too little memory) and then refuses every batch. So one short text goes first, and a
+      // retry against an embedder that still refuses reads no batch either.
       if (failures > 0) {
         const health = await embedder.health();
         if (!health.ok) throw new EmbedderUnavailableError(health.reason ?? `${m.model} is not answering`);
+        await embedder.embedDocuments([RETRY_PROBE], { signal: stopping.signal });
       }
       if (quiet && !fullLookWanted && Date.now() - quiet.at < (opts.fullLookMs ?? FULL_LOOK_MS)) {
         if (!(await pendingSince(ctx.db, ctx.subject.name, m, quiet.since))) return opts.pollMs;

@@ -1,12 +1,13 @@
 // The embed worker while its embedder stays down: it retries with backoff, and counts the pending
 // cards at the first failure (the count the search warnings quote) but not again at every retry
 // (a count reads every card: 59-269 ms of an embedded brain's one thread at 7,500 pages); a retry
-// asks the embedder's health before it reads a batch. The counts and batch reads are seen as the
-// statements that reach the database.
+// asks the embedder's health, and then to embed one short text, before it reads a batch. The
+// counts and batch reads are seen as the statements that reach the database.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { OllamaEmbedder } from '../../services/embeddings/ollama.js';
 import { createTopic, type BrainContext } from '../../services/knowledge/index.js';
 import { startEmbedWorker, type EmbedWorker } from '../../services/search/index.js';
+import { RETRY_PROBE } from '../../services/search/worker.js';
 import { describeOn } from '../support/both-databases.js';
 import { startFakeOllama, type FakeOllama } from '../support/fake-ollama.js';
 import { contextFor } from '../support/knowledge.js';
@@ -83,6 +84,35 @@ describeOn('pglite', 'embed worker while its embedder stays down', (brain) => {
     expect(worker.status()).toMatchObject({ state: 'degraded', pending: 1 });
     expect(worker.status().lastError).toMatch(/ECONNREFUSED|fetch failed|not reachable|unavailable/i);
     await ollama.up();
+    await worker.drain();
+    expect(worker.status()).toMatchObject({ state: 'ok', pending: 0 });
+    expect(batches.count()).toBeGreaterThan(1);
+  });
+
+  it('a model that is listed but refuses to embed: a retry embeds one short text and reads no batch', async () => {
+    await worker!.stop();
+    retries.length = 0;
+    await createTopic(homelab, { slug: 'svc/retry-unloadable', kind: 'environment', title: 'Retry unloadable', body: 'Written while the model could not load.' });
+    const batches = countingStatements(homelab, "SELECT 'topic' AS entity");
+    // /api/tags lists the model (health is ok); /api/embed answers 500, as Ollama does for a
+    // model too large for the memory it has.
+    ollama.setMode({ embedFailStatus: 500 });
+    const embeds = () => ollama.requests.filter((r) => r.path === '/api/embed').map((r) => r.body.input as string[]);
+    const before = embeds().length;
+    const embedder = new OllamaEmbedder({ url: ollama.url, batchSize: 4, timeoutMs: 2_000 });
+    worker = startEmbedWorker({ ctx: batches.ctx, embedder, batchSize: 8, pollMs: 20, maxBackoffMs: 40, logger });
+    await until('five failed tries', () => retries.length >= 5);
+    const tried = embeds().slice(before);
+    // The first try read its batch and sent the card's chunk; every retry sent only the probe.
+    expect(batches.count()).toBe(1);
+    expect(tried.length).toBeGreaterThanOrEqual(5);
+    // (Ollama's embedder prefixes a document with nomic's task, "search_document: ".)
+    const probe = [expect.stringMatching(new RegExp(`${RETRY_PROBE}$`))];
+    expect(tried[0]).toEqual([expect.stringContaining('Written while the model could not load.')]);
+    expect(tried.slice(1)).toEqual(Array.from({ length: tried.length - 1 }, () => probe));
+    expect(worker.status()).toMatchObject({ state: 'degraded', pending: 1 });
+    expect(worker.status().lastError).toMatch(/memory/);
+    ollama.setMode({ embedFailStatus: null });
     await worker.drain();
     expect(worker.status()).toMatchObject({ state: 'ok', pending: 0 });
     expect(batches.count()).toBeGreaterThan(1);

@@ -18,6 +18,8 @@ export interface FakeOllamaMode {
   wrongDimension: number | null;
   /** Answer every request with this status and an Ollama-style error body. */
   failStatus: number | null;
+  /** Answer /api/embed only with this status: a model that is pulled (listed) but cannot load. */
+  embedFailStatus: number | null;
   /** Wait this long before answering (for timeouts). */
   delayMs: number;
 }
@@ -42,7 +44,7 @@ export interface FakeOllama {
   close(): Promise<void>;
 }
 
-const NORMAL: FakeOllamaMode = { wrongModel: null, wrongDimension: null, failStatus: null, delayMs: 0 };
+const NORMAL: FakeOllamaMode = { wrongModel: null, wrongDimension: null, failStatus: null, embedFailStatus: null, delayMs: 0 };
 
 export async function startFakeOllama(opts: FakeOllamaOptions = {}): Promise<FakeOllama> {
   const models = opts.models ?? { 'nomic-embed-text:latest': 768 };
@@ -88,6 +90,7 @@ export async function startFakeOllama(opts: FakeOllamaOptions = {}): Promise<Fak
       });
     }
     if (req.method === 'POST' && path === '/api/embed') {
+      if (mode.embedFailStatus !== null) return send(res, mode.embedFailStatus, { error: 'model requires more system memory than is available' });
       const dims = findModel(body?.model);
       if (dims === undefined) return send(res, 404, { error: `model "${String(body?.model)}" not found, try pulling it first` });
       const input: unknown[] = Array.isArray(body.input) ? body.input : [body.input];
