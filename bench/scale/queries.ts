@@ -1,7 +1,7 @@
 // The held-out query set: drawn from the corpus model (corpus.ts) with a seed of its own, so
 // nothing in the product was tuned on it, in five shapes taken in turn:
 //   name      a page's title, as someone asks for a person or a company;
-//   rare      one or two words that occur a few times in the whole corpus;
+//   rare      one or two words that occur a few times in the whole corpus (rareWords);
 //   question  a natural-language question mixing common words, mid-frequency words and a rare one;
 //   timeline  three to six consecutive words of a timeline line;
 //   nonsense  words that are in no page (the "nothing relevant" path).
@@ -39,12 +39,31 @@ const QUESTIONS: readonly ((a: string, b: string, r: string) => string)[] = [
   (a, b, r) => `is there any update on ${r} ${a}`,
 ];
 
+/** Below this many words drawn 1-4 times, the rare words are the RARE_FALLBACK least drawn instead. */
+const RARE_FLOOR = 100;
+const RARE_FALLBACK = 1_000;
+
+/**
+ * The words a rare query draws from: those drawn 1-4 times in the whole corpus (24,867 at 7,500
+ * pages, 361 at 30,000). At 100,000 pages no word is that rare (the least drawn appears 14
+ * times), so there the thousand least drawn words stand in (14-26 times each); the smaller
+ * sizes keep their queries unchanged.
+ */
+export function rareWords(model: CorpusModel): string[] {
+  const { words } = model.vocabulary;
+  const fewTimes = words.filter((_, r) => model.counts[r]! >= 1 && model.counts[r]! <= 4);
+  if (fewTimes.length >= RARE_FLOOR) return fewTimes;
+  const drawn = words.map((_, r) => r).filter((r) => model.counts[r]! > 0);
+  drawn.sort((a, b) => model.counts[a]! - model.counts[b]! || a - b);
+  return drawn.slice(0, RARE_FALLBACK).map((r) => words[r]!);
+}
+
 export function heldOutQueries(model: CorpusModel, count = 200, seed = 17): Query[] {
   const rnd = mulberry32(seed * 7_919 + 3);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
   const words = model.vocabulary.words;
   // Rare: drawn 1-4 times in the whole corpus. Mid: ranks 300-8,000 (drawn, so present).
-  const rare = words.filter((_, r) => model.counts[r]! >= 1 && model.counts[r]! <= 4);
+  const rare = rareWords(model);
   const mid = words.slice(300, 8_000).filter((_, i) => model.counts[300 + i]! > 0);
   // Each shape draws in the same order as when it returned text only: the queries do not change.
   const make: Record<QueryShape, () => Omit<Query, 'shape'>> = {

@@ -1,14 +1,15 @@
 // The scale bench's corpus (bench/scale/corpus.ts) keeps its promises on a small page count:
 // the same seed gives the same bytes, pages have the GBrain layout the import reads, links and
 // timeline lines per page are in the range issue 17's corpus had (6 and 8.5 per page), words
-// follow Zipf's law, and the held-out queries are distinct, in five shapes, nonsense in no page.
+// follow Zipf's law, and the held-out queries are distinct, in five shapes, nonsense in no page,
+// rare ones drawn from the least drawn words even where no word is rare (100,000 pages).
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateCorpus } from '../../bench/scale/corpus.js';
-import { heldOutQueries, SHAPES } from '../../bench/scale/queries.js';
+import { heldOutQueries, rareWords, SHAPES } from '../../bench/scale/queries.js';
 import { extractLinks } from '../../services/gbrain/links.js';
 
 const dirs: string[] = [];
@@ -123,5 +124,25 @@ describe('scale corpus', () => {
       expect(words).toHaveLength(1);
       expect(q.text.split(' ')).toContain(words[0]);
     }
+  });
+
+  it('draws rare queries from words drawn 1-4 times, or, where none is that rare, from the least drawn', () => {
+    const fewTimes = model.vocabulary.words.filter((_, r) => model.counts[r]! >= 1 && model.counts[r]! <= 4);
+    expect(fewTimes.length).toBeGreaterThanOrEqual(100);
+    expect(rareWords(model)).toEqual(fewTimes);
+    // As at 100,000 pages: every word drawn 14 times or more (ranks drawn more the lower they are).
+    const words = Array.from({ length: 3_000 }, (_, r) => `w${r}`);
+    const counts = Uint32Array.from(words, (_, r) => 14 + Math.floor((3_000 - r) / 100));
+    // The corpus's own model with this vocabulary's words and counts (its other parts inherited).
+    const big: typeof model = { ...model, vocabulary: Object.assign(Object.create(model.vocabulary) as typeof model.vocabulary, { words }), counts };
+    const rare = rareWords(big);
+    expect(rare).toHaveLength(1_000);
+    expect(rare.slice(0, 3)).toEqual(['w2901', 'w2902', 'w2903']);
+    expect(Math.max(...rare.map((w) => counts[words.indexOf(w)]!))).toBeLessThan(Math.min(...words.filter((w) => !rare.includes(w)).map((w) => counts[words.indexOf(w)]!)) + 1);
+    const qs = heldOutQueries(big, 100, 3);
+    expect(new Set(qs.map((q) => q.text)).size).toBe(100);
+    const rareQueries = qs.filter((q) => q.shape === 'rare');
+    expect(rareQueries).toHaveLength(20);
+    for (const q of rareQueries) for (const w of q.text.split(' ')) expect(rare).toContain(w);
   });
 });
