@@ -62,7 +62,7 @@ export function heldOutQueries(model: CorpusModel, count = 200, seed = 17): Quer
   const rnd = mulberry32(seed * 7_919 + 3);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
   const words = model.vocabulary.words;
-  // Rare: drawn 1-4 times in the whole corpus. Mid: ranks 300-8,000 (drawn, so present).
+  // Rare: see rareWords. Mid: ranks 300-8,000 (drawn, so present).
   const rare = rareWords(model);
   const mid = words.slice(300, 8_000).filter((_, i) => model.counts[300 + i]! > 0);
   // Each shape draws in the same order as when it returned text only: the queries do not change.
