@@ -60,10 +60,17 @@ const IMPORT_SHOWN = 20;
  * lossless), so it never merges; it reports, with the call that would. Pairs alike by title
  * only and the keyword-only judgement: the new pages have no vectors yet.
  */
-export async function importedDuplicates(run: LintRun, created: ReadonlySet<string>): Promise<{ count: number; shown: JudgedDuplicate[] }> {
+export async function importedDuplicates(run: LintRun, created: ReadonlySet<number>): Promise<{ count: number; shown: JudgedDuplicate[] }> {
   if (created.size === 0) return { count: 0, shown: [] };
   const titles = (await similarTitles(run, IMPORT_TITLE_SIMILARITY)) ?? [];
-  const pairs = titles.filter((p) => created.has(p.a) || created.has(p.b)).map((p) => ({ a: p.a, b: p.b, titleSimilarity: p.similarity }));
+  // The import keeps the ids of the cards it created (not their slugs: a number a card, not a string).
+  const slugs = [...new Set(titles.flatMap((p) => [p.a, p.b]))];
+  const table = sql.table(`${run.ctx.subject.name}.topics`);
+  const rows = slugs.length
+    ? await run.step('imported-ids', async (trx) => (await sql<{ id: number; slug: string }>`SELECT id, slug FROM ${table} WHERE slug = ANY(${slugs}::text[])`.execute(trx)).rows, slugs.length)
+    : [];
+  const createdSlugs = new Set(rows.filter((r) => created.has(Number(r.id))).map((r) => r.slug));
+  const pairs = titles.filter((p) => createdSlugs.has(p.a) || createdSlugs.has(p.b)).map((p) => ({ a: p.a, b: p.b, titleSimilarity: p.similarity }));
   const judged = await judgeDuplicates(run, pairs);
   return { count: judged.length, shown: judged.slice(0, IMPORT_SHOWN) };
 }

@@ -4,39 +4,34 @@
 // reason and leaves nothing behind. Files unchanged since the last import are skipped,
 // so a second run writes nothing at all. Ends with a validation report, including a
 // content check: every page is rendered back from the database and compared with the file.
-// Pages are read, written and checked a batch at a time, and only a few facts of each page
-// (its path, slug and hash) are kept between batches, so the import's memory does not grow
+// Pages are read, written and checked a batch at a time; between batches only each page's
+// card id and a digest of its file are kept (import-ledger.ts), and what the subject already
+// holds is read a batch at a time (import-previous.ts), so the import's memory does not grow
 // with the brain.
 import { stat } from 'node:fs/promises';
 import { sql } from 'kysely';
 import { write, type BrainContext } from '../knowledge/context.js';
 import { asBrainError, BrainError } from '../knowledge/errors.js';
-import { readBrainPages, scanBrainDirectory, type SpecialFile } from './directory.js';
-import { renderSnapshot } from './export.js';
+import { readBrainPages, scanBrainDirectory, type ScannedBrain, type SpecialFile } from './directory.js';
 import { isCalendarDate } from './episode-mapping.js';
 import { DEFAULT_KIND_MAP, type KindMap } from './kinds.js';
 import { checkKindMap } from './kind-map.js';
 import type { IngestRecord } from './log.js';
 import { sha256 } from './page-content.js';
-import { PagePlanError, planPage, type PagePlan } from './page-plan.js';
+import { checkImport } from './import-check.js';
+import { PageLedger } from './import-ledger.js';
+import { previousState, storedFileHashes } from './import-previous.js';
+import { PagePlanError, planPage, slugForPage, type PagePlan } from './page-plan.js';
 import { writePages, type PageWrite, type PageWritten, type PreviousImport } from './page-writer.js';
 import { createLintRun } from '../curation/lint-batches.js';
 import { importedDuplicates, type JudgedDuplicate } from '../curation/lint-judgement.js';
 import type { ImportedMeta } from './page-content.js';
 import type { Sidecar } from './sidecar.js';
-import { loadFiles, loadSnapshot } from './snapshot.js';
 
 /** Pages per transaction on the happy path (see flush). */
 const BATCH = 100;
 /** Pages read from disk at a time. */
 const READ_BATCH = 500;
-/**
- * Cards validation reads back and renders at a time. With 500 the import's peak RSS came in the
- * validation, 60 MB of JavaScript heap over the write phase's (7,500 pages: 382-425 MiB against
- * 314-343 with 100); with statistics (afterWrite) a batch of 100 costs 40 ms, not 120.
- */
-const VALIDATE_BATCH = 100;
-
 export interface ImportProgress {
   done: number;
   total: number;
@@ -108,14 +103,9 @@ export async function importBrain(ctx: BrainContext, dir: string, opts: ImportOp
   const failed: ImportProblem[] = [];
   const warnings: ImportProblem[] = [];
 
-  const db = ctx.db.withSchema(subject);
-  const imported = new Map((await db.selectFrom('gbrain_pages').select(['topic_id', 'rel_path', 'sha256', 'imported']).execute()).map((r) => [r.rel_path, r]));
-  const topicIds = new Map((await db.selectFrom('topics').select(['id', 'slug']).execute()).map((r) => [r.slug, r.id]));
-  const files = await db.selectFrom('gbrain_files').select(['rel_path', 'role', 'topic_id', 'sha256']).execute();
-  const fileByPath = new Map(files.map((f) => [f.rel_path, f]));
-  const sidecarByTopic = new Map(files.filter((f) => f.role === 'sidecar' && f.topic_id !== null).map((f) => [f.topic_id!, f]));
+  // Only pages whose paths give the same slug can clash; only those have an owner to remember.
+  const slugOwner = new Map<string, string | undefined>([...sharedSlugs(brain.pagePaths)].map((s) => [s, undefined]));
   const sidecarBySlug = new Map(brain.sidecars.map((s) => [s.slug, s]));
-  const pagePaths = new Set(brain.pagePaths);
 
   const report: ImportReport = {
     subject,
@@ -135,22 +125,20 @@ export async function importBrain(ctx: BrainContext, dir: string, opts: ImportOp
     timings: { read: (read - started) / 1000, write: 0, afterWrite: 0, validate: 0, duplicates: 0 },
   };
 
-  const total = brain.pagePaths.length + brain.specials.length + brain.sidecars.filter((s) => !pagePaths.has(`${s.slug}.md`)).length;
+  const total = brain.pagePaths.length + brain.specials.length + sidecarsOfNoPage(brain).length;
   let done = 0;
   const tick = (): void => opts.onProgress?.({ done: ++done, total });
-  // What the content check needs of each planned page, and no more.
-  const planned: PlannedPage[] = [];
-  const linkTargets = new Set<string>();
-  const slugOwner = new Map<string, string>();
+  // What the content check needs of each page written or unchanged, and no more.
+  const ledger = new PageLedger();
   const usedSidecars = new Set<Sidecar>();
 
   // Pages are written in batches, each batch one transaction. When a batch fails, its pages
   // are written again one transaction each, so a bad page fails alone and leaves nothing.
   let batch: PageWrite[] = [];
-  const created = new Set<string>();
+  const created = new Set<number>();
   const record = (w: PageWrite, r: PageWritten): void => {
-    topicIds.set(w.plan.slug, r.topicId);
-    if (r.created) created.add(w.plan.slug);
+    ledger.add(r.topicId, w.plan, w.plan.sidecar);
+    if (r.created) created.add(r.topicId);
     if (r.created) report.pages.created++;
     else report.pages.updated++;
     tick();
@@ -189,34 +177,38 @@ export async function importBrain(ctx: BrainContext, dir: string, opts: ImportOp
     const readOk = new Set(pages.map((p) => p.relPath));
     for (const p of problems) (readOk.has(p.path) ? warnings : readFailed).push(p);
     report.pages.found += pages.length;
+    const plans: PagePlan[] = [];
     for (const page of pages) {
       const sidecar = sidecarBySlug.get(page.slug);
       if (sidecar) usedSidecars.add(sidecar);
-      let plan: PagePlan;
       try {
-        plan = planPage(page, sidecar);
-        const owner = slugOwner.get(plan.slug);
-        if (owner) throw new PagePlanError(`${page.relPath}: its slug "${plan.slug}" is already taken by ${owner}`);
-        slugOwner.set(plan.slug, page.relPath);
+        const plan = planPage(page, sidecar);
+        if (slugOwner.has(plan.slug)) {
+          const owner = slugOwner.get(plan.slug);
+          if (owner) throw new PagePlanError(`${page.relPath}: its slug "${plan.slug}" is already taken by ${owner}`);
+          slugOwner.set(plan.slug, page.relPath);
+        }
+        plans.push(plan);
       } catch (error) {
         if (!(error instanceof PagePlanError)) throw error;
         failed.push({ path: page.relPath, reason: error.message });
         report.pages.failed++;
         tick();
-        continue;
       }
+    }
+    const known = await previousState(ctx.db, subject, plans);
+    for (const plan of plans) {
       for (const w of plan.warnings) warnings.push({ path: plan.relPath, reason: w });
-      planned.push({ relPath: plan.relPath, slug: plan.slug, sha256: plan.sha256, ...(plan.sidecar ? { sidecar: { relPath: plan.sidecar.relPath, sha256: plan.sidecar.sha256 } } : {}) });
-      for (const to of plan.links.keys()) linkTargets.add(to);
       report.links.parsed += plan.linksParsed;
       report.links.distinct += plan.links.size;
       report.timeline.entries += plan.episodes.length;
 
-      const before = imported.get(plan.relPath);
-      const topicId = topicIds.get(plan.slug);
-      const sidecarRow = topicId !== undefined ? sidecarByTopic.get(topicId) : undefined;
+      const before = known.pages.get(plan.relPath);
+      const topicId = known.topicIds.get(plan.slug);
+      const sidecarRow = topicId !== undefined ? known.sidecars.get(topicId) : undefined;
       const unchanged = before !== undefined && before.topic_id === topicId && before.sha256 === plan.sha256 && sidecarRow?.sha256 === plan.sidecar?.sha256;
       if (unchanged) {
+        ledger.add(topicId, plan, plan.sidecar);
         report.pages.unchanged++;
         tick();
         continue;
@@ -231,17 +223,18 @@ export async function importBrain(ctx: BrainContext, dir: string, opts: ImportOp
     }
   }
   await flush();
-  imported.clear();
 
   // Special files, each on its own (log.md with its ingest records), and sidecars of no page.
+  const unattached = [...brain.specials, ...brain.sidecars.filter((s) => !usedSidecars.has(s))];
+  const storedHashes = await storedFileHashes(ctx.db, subject, unattached.map((f) => f.relPath));
   for (const special of brain.specials) {
     const log = special.relPath === 'log.md' ? brain.ingestLog : undefined;
-    await storeFile(ctx, special, 'special', fileByPath.get(special.relPath)?.sha256, log, opts.reason, failed, warnings);
+    await storeFile(ctx, special, 'special', storedHashes.get(special.relPath), log, opts.reason, failed, warnings);
     tick();
   }
   for (const s of brain.sidecars) {
     if (usedSidecars.has(s)) continue;
-    await storeFile(ctx, s, 'sidecar', fileByPath.get(s.relPath)?.sha256, undefined, opts.reason, failed, warnings);
+    await storeFile(ctx, s, 'sidecar', storedHashes.get(s.relPath), undefined, opts.reason, failed, warnings);
     tick();
   }
   failed.unshift(...readFailed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
@@ -257,22 +250,13 @@ export async function importBrain(ctx: BrainContext, dir: string, opts: ImportOp
   }
   const settled = performance.now();
   report.timings.afterWrite = (settled - written) / 1000;
-  const unattached = [...brain.specials, ...brain.sidecars.filter((s) => !usedSidecars.has(s))];
-  await validate(ctx, planned, unattached, linkTargets, topicIds, report);
+  await checkImport(ctx, ledger, unattached, report);
   const validated = performance.now();
   report.timings.validate = (validated - settled) / 1000;
   report.possibleDuplicates = await importedDuplicates(createLintRun(ctx), created);
   report.timings.duplicates = (performance.now() - validated) / 1000;
   report.seconds = (performance.now() - started) / 1000;
   return report;
-}
-
-/** A page that was planned (written, or unchanged): what the content check compares it with. */
-interface PlannedPage {
-  relPath: string;
-  slug: string;
-  sha256: string;
-  sidecar?: { relPath: string; sha256: string };
 }
 
 async function storeFile(
@@ -325,70 +309,21 @@ async function storeFile(
   }
 }
 
-/**
- * Counts what was stored against what was read, and renders every file back to compare bytes:
- * the planned pages (and their sidecars) a batch of cards at a time, then the files of no page.
- */
-async function validate(
-  ctx: BrainContext,
-  planned: readonly PlannedPage[],
-  unattached: readonly (SpecialFile | Sidecar)[],
-  linkTargets: ReadonlySet<string>,
-  topicIds: ReadonlyMap<string, number>,
-  report: ImportReport,
-): Promise<void> {
-  const subject = ctx.subject.name;
-  const compare = (path: string, expected: string, bytes: Buffer | undefined): void => {
-    report.contentCheck.checked++;
-    if (bytes && sha256(bytes) === expected) report.contentCheck.identical++;
-    else report.contentCheck.different.push(path);
-  };
-  const ids = new Set<number>();
-  for (let from = 0; from < planned.length; from += VALIDATE_BATCH) {
-    const pages = planned.slice(from, from + VALIDATE_BATCH);
-    const batchIds = [...new Set(pages.flatMap((p) => (topicIds.has(p.slug) ? [topicIds.get(p.slug)!] : [])))];
-    const snap = await loadSnapshot(ctx.db, subject, batchIds, { files: 'of-cards' });
-    const rendered = new Map(renderSnapshot(snap).files.map((f) => [f.relPath, f.bytes]));
-    for (const p of pages) {
-      compare(p.relPath, p.sha256, rendered.get(p.relPath));
-      if (p.sidecar) compare(p.sidecar.relPath, p.sidecar.sha256, rendered.get(p.sidecar.relPath));
-    }
-    const ours = new Set(pages.map((p) => p.relPath));
-    const sidecarsOf = new Set(pages.flatMap((p) => (p.sidecar ? [p.sidecar.relPath] : [])));
-    const cards = snap.cards.filter((c) => c.page && ours.has(c.page.relPath));
-    for (const c of cards) ids.add(c.id);
-    report.pages.stored += cards.length;
-    report.sidecars.stored += snap.files.filter((f) => f.role === 'sidecar' && sidecarsOf.has(f.relPath)).length;
-    report.sidecars.rawSources += cards.reduce((n, c) => n + c.raw.length, 0);
-    report.timeline.episodes += cards.reduce((n, c) => n + (c.page!.imported.episodes ?? []).filter((e) => c.episodes.some((x) => x.id === e.id)).length, 0);
+/** The slugs that more than one page path gives ("a b.md" and "a-b.md"): the only ones that can clash. */
+function sharedSlugs(paths: readonly string[]): Set<string> {
+  const seen = new Set<string>();
+  const shared = new Set<string>();
+  for (const path of paths) {
+    const slug = slugForPage(path);
+    if (seen.has(slug)) shared.add(slug);
+    else seen.add(slug);
   }
-  const stored = new Map((await loadFiles(ctx.db, subject, { unattached: true })).map((f) => [f.relPath, f]));
-  for (const f of unattached) {
-    const file = stored.get(f.relPath);
-    compare(f.relPath, sha256(f.bytes), file?.bytes);
-    if (file?.role === 'sidecar') report.sidecars.stored++;
-    if (file?.role === 'special') report.specialFiles.stored++;
-  }
+  return shared;
+}
 
-  const db = ctx.db.withSchema(subject);
-  const perCard = await db
-    .selectFrom('links as l')
-    .innerJoin('gbrain_pages as p', 'p.topic_id', 'l.from_topic_id')
-    .select((eb) => ['l.from_topic_id', eb.fn.countAll<number>().as('n')])
-    .where('l.relation', '=', 'mentions')
-    .where('l.to_subject', '=', subject)
-    .groupBy('l.from_topic_id')
-    .execute();
-  report.links.stored = perCard.reduce((n, r) => n + (ids.has(r.from_topic_id) ? Number(r.n) : 0), 0);
-  const [log] = await db.selectFrom('gbrain_ingest_log').select((eb) => eb.fn.countAll<number>().as('n')).where('origin', '=', 'log.md').execute();
-  report.ingestLog.stored = Number(log?.n ?? 0);
-  report.links.missingTargets = [...linkTargets].filter((to) => !topicIds.has(to)).sort();
-  report.ok =
-    report.failed.length === 0 &&
-    report.pages.stored === report.pages.found &&
-    report.links.stored === report.links.distinct &&
-    report.timeline.episodes === report.timeline.entries &&
-    report.contentCheck.different.length === 0;
+function sidecarsOfNoPage(brain: ScannedBrain): Sidecar[] {
+  const pages = new Set(brain.pagePaths);
+  return brain.sidecars.filter((s) => !pages.has(`${s.slug}.md`));
 }
 
 function reasonOf(error: unknown, path: string): string {
