@@ -223,6 +223,8 @@ export async function importBrain(ctx: BrainContext, dir: string, opts: ImportOp
     }
   }
   await flush();
+  // Not needed past here; at 100,000 pages the paths are some 10 MB of the peak to come.
+  brain.pagePaths = [];
 
   // Special files, each on its own (log.md with its ingest records), and sidecars of no page.
   const unattached = [...brain.specials, ...brain.sidecars.filter((s) => !usedSidecars.has(s))];

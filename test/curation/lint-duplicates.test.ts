@@ -7,6 +7,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { seedLintSubject, SEED_EMBEDDER } from '../../bench/lint/seed.js';
 import { createLintRun } from '../../services/curation/lint-batches.js';
 import { CANDIDATE_COSINE, embeddingLintHooks, NEIGHBOURS, similarEmbeddings } from '../../services/curation/lint-hooks.js';
+import { judgeDuplicates } from '../../services/curation/lint-judgement.js';
 import { lint } from '../../services/curation/lint.js';
 import { similarTitles, type SimilarPair } from '../../services/curation/similar-titles.js';
 import type { BrainContext } from '../../services/knowledge/index.js';
@@ -105,6 +106,17 @@ describeOnBothDatabases('lint near-duplicate titles: the same pairs as the all-p
     // Not every pair alike by title is a duplicate: the judgement drops some of them.
     const all = await lint(homelab, { limit: 1000 });
     expect(all.duplicateTopics.length).toBeLessThan(Math.min(1000, reference.length));
+  });
+
+  it('weighing the pairs a few cards at a time gives what weighing them all at once gives', { timeout: 300_000 }, async () => {
+    const pairs = reference.filter((p) => p.raw >= Math.fround(0.45)).map((p) => ({ a: p.a, b: p.b, titleSimilarity: p.similarity }));
+    const cards = new Set(pairs.flatMap((p) => [p.a, p.b])).size;
+    expect(cards).toBeGreaterThan(100);
+    const whole = await judgeDuplicates(createLintRun(homelab), pairs, undefined, undefined, cards);
+    // Most judged and some dropped, or the comparison would say little.
+    expect(whole.length).toBeGreaterThan(50);
+    expect(whole.length).toBeLessThan(pairs.length);
+    expect(await judgeDuplicates(createLintRun(homelab), pairs, undefined, undefined, 7)).toEqual(whole);
   });
 });
 
