@@ -15,7 +15,7 @@
 import type { Logger } from 'pino';
 import type { Embedder } from '../embeddings/embedder.js';
 import { OfflineEmbedder } from '../embeddings/offline.js';
-import { search } from '../search/index.js';
+import { search, type SearchDeps } from '../search/index.js';
 import type { EmbedderChoice } from './embedding.js';
 import type { RunningSubjectServer } from './subject-server.js';
 import { WARM_SEARCHES, warmUpQuestion } from './warm-queries.js';
@@ -40,7 +40,7 @@ async function warmCode(server: RunningSubjectServer | undefined, vectors: Embed
   let failed = 0;
   for (let i = 0; i < searches; i++) {
     await new Promise((resolve) => setTimeout(resolve, WARM_PAUSE_MS).unref());
-    await search(server.ctx, { query: query!, mode: vectors ? 'hybrid' : 'keyword' }, { embedder: vectors }).catch(() => failed++);
+    await search(server.ctx, { query: query!, mode: vectors ? 'hybrid' : 'keyword' }, warmDeps(vectors)).catch(() => failed++);
   }
   logger.info({ searches, failed, ms: Math.round(performance.now() - started) }, 'warmed the search code');
 }
@@ -63,6 +63,18 @@ export function standIn(of: Embedder): Embedder {
   };
 }
 
+/**
+ * The search deps of the warm-up's searches. A server's own searches read the pending count from
+ * its embed worker's status; without one, search counts the pending cards itself, a read of every
+ * card. At 100,000 pages (955,345 pending) each count took 0.6-1.8 s, and with 22 of them the
+ * warm-up held the database's one thread for 14-21 s, every real search of those seconds waiting
+ * behind one (444-1,235 ms instead of 40-110). So the warm-up passes a status of its own.
+ */
+export function warmDeps(embedder: Embedder | undefined): SearchDeps {
+  if (!embedder) return {};
+  return { embedder, embedderStatus: { state: 'ok', pending: 0, model: embedder.model, dims: embedder.dimensions } };
+}
+
 export function warmUp(servers: readonly RunningSubjectServer[], choice: EmbedderChoice, logger: Logger, delayMs = 0): { readonly status: WarmUpState; done: Promise<void> } {
   const status: WarmUpState = { state: 'warming' };
   const done = (async () => {
@@ -81,7 +93,7 @@ export function warmUp(servers: readonly RunningSubjectServer[], choice: Embedde
     const embedder = choice.embedder && onDemand ? standIn(choice.embedder) : choice.embedder;
     for (const s of servers) {
       for (const mode of ['keyword', ...(embedder && embedderOk ? (['hybrid'] as const) : [])] as const) {
-        await search(s.ctx, { query: 'warm up', mode, limit: 1 }, { embedder }).catch((err: unknown) => logger.info({ err, subject: s.subject.name }, 'warm-up search failed'));
+        await search(s.ctx, { query: 'warm up', mode, limit: 1 }, warmDeps(embedder)).catch((err: unknown) => logger.info({ err, subject: s.subject.name }, 'warm-up search failed'));
       }
     }
     status.state = embedderOk ? 'ready' : 'failed';

@@ -7,7 +7,8 @@ import { beforeAll, expect, it } from 'vitest';
 import { createTopic, recordEpisode, type BrainContext } from '../../services/knowledge/index.js';
 import type { RunningSubjectServer } from '../../services/runtime/subject-server.js';
 import { WARM_SEARCHES, warmUpQuestion } from '../../services/runtime/warm-queries.js';
-import { warmUp } from '../../services/runtime/warm-up.js';
+import { standIn, warmUp } from '../../services/runtime/warm-up.js';
+import type { Embedder } from '../../services/embeddings/embedder.js';
 import { describeOn } from '../support/both-databases.js';
 import { contextFor } from '../support/knowledge.js';
 import { countingStatements } from '../support/statements.js';
@@ -45,5 +46,19 @@ describeOn('pglite', 'the warm-up', (brain) => {
     expect(warmed[0]!.obj).toMatchObject({ searches: WARM_SEARCHES, failed: 0 });
     // The first keyword search ("warm up"), then the question, WARM_SEARCHES times.
     expect(counted.count()).toBe(1 + WARM_SEARCHES);
+  });
+
+  it('with an embedder, searches hybrid without counting the pending cards (a read of every card)', async () => {
+    const embedder: Embedder = standIn({ model: 'warm-stub', dimensions: 384 } as Embedder);
+    const pendingCounts = countingStatements(homelab, 'SELECT (SELECT count(*) FROM ');
+    const vectorReads = countingStatements(pendingCounts.ctx, 'OPERATOR(brain_ext.<=>)');
+    const logger = { info: () => undefined, warn: () => undefined } as unknown as Logger;
+    const server = { ctx: vectorReads.ctx, subject: homelab.subject } as unknown as RunningSubjectServer;
+    const { done, status } = warmUp([server], { embedder, reason: 'a stand-in in this test' }, logger, 0);
+    await done;
+    expect(status.state).toBe('ready');
+    // The vector side ran: the first hybrid search ("warm up"), then the question WARM_SEARCHES times.
+    expect(vectorReads.count()).toBeGreaterThanOrEqual(1 + WARM_SEARCHES);
+    expect(pendingCounts.count()).toBe(0);
   });
 });
