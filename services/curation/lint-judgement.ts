@@ -54,7 +54,7 @@ const LEXEME_PAGE = 500;
 /**
  * Cards whose lexemes are held at once while pairs are weighed; the pairs are weighed a part at
  * a time, a card named in two parts read twice. All at once, a 100,000-page import's 17,245 title
- * pairs held the lexemes of 15,032 cards: 239 MB of JavaScript heap, the import's peak.
+ * pairs held the lexemes of 15,032 cards: 230-239 MB of JavaScript heap, the import's peak.
  */
 export const JUDGE_CARDS_AT_ONCE = 1_000;
 

@@ -66,9 +66,9 @@ export function standIn(of: Embedder): Embedder {
 /**
  * The search deps of the warm-up's searches. A server's own searches read the pending count from
  * its embed worker's status; without one, search counts the pending cards itself, a read of every
- * card. At 100,000 pages (955,345 pending) each count took 0.6-1.8 s, and with 22 of them the
- * warm-up held the database's one thread for 14-21 s, every real search of those seconds waiting
- * behind one (444-1,235 ms instead of 40-110). So the warm-up passes a status of its own.
+ * card. At 100,000 pages (955,345 pending) each count took 0.6-1.8 s: the warm-up's twenty searches
+ * held the database's one thread for 11-14 s, every real search of those seconds waiting behind
+ * one (444-1,235 ms instead of 40-130). So the warm-up passes a status of its own.
  */
 export function warmDeps(embedder: Embedder | undefined): SearchDeps {
   if (!embedder) return {};
