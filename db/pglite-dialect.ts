@@ -55,6 +55,14 @@ type BackendMessage = Awaited<ReturnType<PGlite['execProtocol']>>['messages'][nu
  */
 export const MAX_PREPARED_STATEMENTS = 500;
 
+/**
+ * Statements with more parameters than this (a batch write's VALUES for hundreds of rows) are
+ * never prepared nor remembered: each kept plan of one held about 100 KB of PGlite's memory, and
+ * an import makes hundreds of such texts, each run a few times (a 30,000-page import held 45 MB of
+ * cached plans in 441 statements after 25,000 pages, growing with the pages).
+ */
+export const PREPARE_MAX_PARAMETERS = 1_000;
+
 /** A statement text seen in this role: the parameter types Postgres inferred, and its prepared statement, if any. */
 interface Prepared {
   readonly types: number[];
@@ -233,7 +241,8 @@ class PGliteRoleConnection implements DatabaseConnection {
     const params = compiled.parameters as readonly unknown[];
     try {
       const generation = this.embedded.generation;
-      let prepared = this.prepared.get(compiled.sql);
+      const big = params.length > PREPARE_MAX_PARAMETERS;
+      let prepared = big ? undefined : this.prepared.get(compiled.sql);
       const statement: Uint8Array[] = [];
       if (prepared === undefined) {
         // First time: Postgres says what types it infers, in the same transaction, as the role,
@@ -243,7 +252,7 @@ class PGliteRoleConnection implements DatabaseConnection {
         const described = await this.send([...close, ...head, serialize.parse({ text: compiled.sql }), serialize.describe({ type: 'S' }), serialize.sync()], false);
         head.length = 0;
         prepared = { types: pgliteParse.parseDescribeStatementResults(described), state: 'unnamed' };
-        this.prepared.set(compiled.sql, prepared);
+        if (!big) this.prepared.set(compiled.sql, prepared);
       } else {
         // Most recently used last: the first one is the one to forget when the role has too many.
         this.prepared.delete(compiled.sql);

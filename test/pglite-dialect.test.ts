@@ -10,7 +10,7 @@ import type { Subject } from '../config/subjects.js';
 import { bootstrap } from '../db/bootstrap.js';
 import type { KnowledgeDatabase } from '../db/database.js';
 import { EmbeddedDatabase, GIN_PENDING_LIST_KB } from '../db/embedded.js';
-import { PGliteRoleDialect } from '../db/pglite-dialect.js';
+import { PGliteRoleDialect, PREPARE_MAX_PARAMETERS } from '../db/pglite-dialect.js';
 import { pgliteSession, type SqlSession } from '../db/sql.js';
 import { carriesSettings, setLocally, withStatementSettings } from '../db/statement-settings.js';
 import { openEmbeddedSubjectDb, type SubjectDb } from '../db/subject-db.js';
@@ -160,6 +160,19 @@ describe('[pglite] the role dialect', () => {
     // Another role's statement of the same text is its own.
     for (let i = 0; i < 2; i++) await sql`SELECT ${i}::int AS n /* prepared-once */`.execute(novel.db);
     expect(await preparedWith('prepared-once')).toHaveLength(2);
+  });
+
+  it('never prepares a statement with more parameters than PREPARE_MAX_PARAMETERS (a batch write), and runs it right each time', async () => {
+    const sum = (n: number, from: number) => {
+      const values = Array.from({ length: n }, (_, i) => sql`(${from + i}::int)`);
+      return sql<{ s: number }>`SELECT sum(v)::int AS s /* many-params-${sql.raw(String(n))} */ FROM (VALUES ${sql.join(values)}) AS t(v)`.execute(db);
+    };
+    const total = (n: number, from: number) => n * from + (n * (n - 1)) / 2;
+    for (const from of [1, 2, 3]) expect((await sum(PREPARE_MAX_PARAMETERS + 1, from)).rows).toEqual([{ s: total(PREPARE_MAX_PARAMETERS + 1, from) }]);
+    expect(await preparedWith(`many-params-${PREPARE_MAX_PARAMETERS + 1}`)).toEqual([]);
+    // At the limit, it is prepared as any other the second time it runs.
+    for (const from of [1, 2]) expect((await sum(PREPARE_MAX_PARAMETERS, from)).rows).toEqual([{ s: total(PREPARE_MAX_PARAMETERS, from) }]);
+    expect(await preparedWith(`many-params-${PREPARE_MAX_PARAMETERS}`)).toHaveLength(1);
   });
 
   it('prepares again a statement whose batch failed after its Parse, and keeps one of it', async () => {
