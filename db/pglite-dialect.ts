@@ -247,7 +247,8 @@ class PGliteRoleConnection implements DatabaseConnection {
       if (prepared === undefined) {
         // First time: Postgres says what types it infers, in the same transaction, as the role,
         // and the statement runs unnamed. One that fails to parse is not remembered.
-        const forgotten = this.prepared.size >= this.maxPrepared ? this.oldest() : undefined;
+        // A statement that will not be remembered makes no room: it would evict a prepared one for nothing.
+        const forgotten = !big && this.prepared.size >= this.maxPrepared ? this.oldest() : undefined;
         const close = forgotten?.name !== undefined && forgotten.generation === generation ? [serialize.close({ type: 'S', name: forgotten.name })] : [];
         const described = await this.send([...close, ...head, serialize.parse({ text: compiled.sql }), serialize.describe({ type: 'S' }), serialize.sync()], false);
         head.length = 0;

@@ -215,6 +215,11 @@ describe('[pglite] the role dialect', () => {
       expect((await twice('b')).rows).toEqual([{ t: 'b' }]); // forgets a
       expect(await preparedWith('lru-a')).toEqual([]);
       expect(await preparedWith('lru-')).toHaveLength(2);
+      // A statement too big to be prepared makes no room for itself: b and c stay.
+      const values = Array.from({ length: PREPARE_MAX_PARAMETERS + 1 }, (_, i) => sql`(${i}::int)`);
+      for (let i = 0; i < 2; i++) await sql`SELECT count(*)::int AS n /* lru-big */ FROM (VALUES ${sql.join(values)}) AS t(v)`.execute(small);
+      expect(await preparedWith('lru-b')).toHaveLength(1);
+      expect(await preparedWith('lru-c')).toHaveLength(1);
     } finally {
       await small.destroy();
     }
