@@ -89,11 +89,11 @@ export async function similarTitles(run: LintRun, threshold: number): Promise<Si
     throw error;
   }
 
-  // Handed over, not shared: trigramCandidates empties the list once it has ranked the trigrams,
-  // so at 100,000 cards two copies of every card's trigrams are not held through the join.
+  // Handed over: trigramCandidates empties this list once it has ranked the trigrams, so at
+  // 100,000 cards two copies of every card's trigrams are not held through the join.
   const nGrams = gramIds.size;
   gramIds.clear();
-  const candidates = await trigramCandidates(run, cards.splice(0), nGrams, threshold - TITLE_MARGIN);
+  const candidates = await trigramCandidates(run, cards, nGrams, threshold - TITLE_MARGIN);
   const pairs: SimilarPair[] = [];
   const table2 = table;
   await run.batches(
@@ -134,7 +134,7 @@ async function trigramCandidates(run: LintRun, cards: TrigramCard[], nGrams: num
     .filter((c) => c.grams.length > 0)
     .map((c) => ({ id: c.id, toks: Int32Array.from(c.grams, (g) => rank[g]!).sort() }))
     .sort((x, y) => x.toks.length - y.toks.length || x.id - y.id);
-  cards.length = 0;
+  cards.length = 0; // the caller's list, emptied: its trigrams live on, ranked, in recs
   const size = Int32Array.from(recs, (r) => r.toks.length);
   const postRec: (number[] | undefined)[] = new Array(nGrams);
   const postPos: number[][] = new Array(nGrams);
