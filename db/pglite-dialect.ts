@@ -76,8 +76,6 @@ interface Prepared {
 
 /** Names are unique in the process: every role's statements live in PGlite's one session. */
 let nextStatement = 0;
-/** The bytea type's oid. */
-const BYTEA = 17;
 
 export interface PGliteRoleOptions {
   /**
@@ -272,9 +270,10 @@ class PGliteRoleConnection implements DatabaseConnection {
       const types = prepared.types;
       const values = params.map((param, i): string | Uint8Array | null => {
         if (param === null || param === undefined) return null;
-        // bytea goes as it is, in binary: PGlite's serializer writes hex one byte at a time
-        // (seconds for the 22 MB of original pages of a 7,500-page import).
-        if (types[i] === BYTEA && param instanceof Uint8Array) return param;
+        // A Uint8Array goes as it is, in binary: bytea (PGlite's serializer writes hex one byte
+        // at a time, seconds for the 22 MB of original pages of a 7,500-page import) and a vector
+        // in pgvector's binary form (services/search/vectors.ts, vectorParam).
+        if (param instanceof Uint8Array) return param;
         const serializer = pg.serializers[types[i]!];
         return serializer ? (serializer(param) as string) : String(param);
       });

@@ -7,7 +7,7 @@
 // second chunk for some cards and a chunk per episode, so that lint's filters matter.
 // Inserted directly as the admin, through the real triggers. Deterministic for a seed.
 import { ident, type SqlSession } from '../../db/sql.js';
-import { vectorLiteral } from '../../services/search/vectors.js';
+import { vectorText } from '../vector-text.js';
 import { mulberry32 } from '../prng.js';
 import { HashedEmbedder, Vocabulary } from '../search/synthetic.js';
 
@@ -174,13 +174,13 @@ async function seedVectors(admin: SqlSession, subject: string): Promise<void> {
       ids.push(row.id);
       idx.push(0);
       texts.push(row.text);
-      vectors.push(vectorLiteral(e.embed(row.text)));
+      vectors.push(vectorText(e.embed(row.text)));
       // Every seventh card has a second chunk: lint compares first chunks only.
       if (Number(row.id) % 7 === 0) {
         ids.push(row.id);
         idx.push(1);
         texts.push(row.text);
-        vectors.push(vectorLiteral(e.embed(row.text)));
+        vectors.push(vectorText(e.embed(row.text)));
       }
     }
     await admin.query(

@@ -5,7 +5,7 @@
 // the hashed vectors cost nothing and exercise the index identically (same dimension).
 import { ident, type SqlSession } from '../../db/sql.js';
 import type { Embedder, EmbedderHealth } from '../../services/embeddings/embedder.js';
-import { vectorLiteral } from '../../services/search/vectors.js';
+import { vectorText } from '../vector-text.js';
 import { mulberry32 } from '../prng.js';
 
 /** Deterministic PRNG (mulberry32), so every run generates the same brain. */
@@ -144,7 +144,7 @@ export async function generateSubject(admin: SqlSession, subject: string, vocab:
       );
       if (rows.length === 0) break;
       after = Number(rows.at(-1)!.id);
-      const vectors = rows.map((row) => vectorLiteral(e.embed(row.text)));
+      const vectors = rows.map((row) => vectorText(e.embed(row.text)));
       await admin.query(
         `INSERT INTO ${s}.chunks (${col}, chunk_index, text, model, dims, content_hash, embedding)
          SELECT id, 0, text, $4, $5, 'synthetic', v::brain_ext.vector FROM unnest($1::bigint[], $2::text[], $3::text[]) AS u(id, text, v)`,

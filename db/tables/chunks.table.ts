@@ -2,8 +2,8 @@ import type { ColumnType, Generated, Selectable } from 'kysely';
 
 /**
  * Embedded chunks of a subject's cards (migrations/subject/0003, only where pgvector is).
- * The vector is written as pgvector's text form ('[0.1,0.2,...]') and never read back
- * whole: queries compare it inside Postgres.
+ * The vector is written in pgvector's binary form (vectorParam in services/search/vectors.ts)
+ * and never read back whole: queries compare it inside Postgres.
  */
 export interface ChunksTable {
   id: Generated<number>;
@@ -15,7 +15,7 @@ export interface ChunksTable {
   model: string;
   dims: number;
   content_hash: string;
-  embedding: ColumnType<string, string, string>;
+  embedding: ColumnType<string, Uint8Array, Uint8Array>;
   created_at: ColumnType<Date, Date | undefined, never>;
 }
 export type ChunkRow = Selectable<ChunksTable>;

@@ -13,7 +13,7 @@ import type { Embedder } from '../embeddings/embedder.js';
 import type { BrainContext, Trx } from '../knowledge/context.js';
 import { pendingCards, type EmbedModel, type PendingCard } from './pending.js';
 import type { Entity } from './types.js';
-import { assertDimensions, vectorLiteral } from './vectors.js';
+import { assertDimensions, vectorParam } from './vectors.js';
 
 /** Chunk size for embedding: ~1200 chars (~300 tokens) keeps a section's meaning in focus for both models. */
 export const CHUNK_OPTIONS = { maxChars: 1200, overlapChars: 150 } as const;
@@ -246,7 +246,7 @@ async function replaceChunks(trx: Trx, subject: string, cards: Prepared[], m: Em
       model: m.model,
       dims: m.dims,
       content_hash: p.hash,
-      embedding: vectorLiteral(p.vectors![j]!),
+      embedding: vectorParam(p.vectors![j]!),
     })),
   );
   // In slices, with a turn of the event loop between: one statement is one uninterrupted run

@@ -18,7 +18,7 @@ import type { RelevanceModel } from './calibration.js';
 import { searchColumnStats } from './column-stats.js';
 import type { ColumnStats } from './selectivity.js';
 import { cardKey, type CardRef } from './types.js';
-import { vectorLiteral } from './vectors.js';
+import { vectorParam } from './vectors.js';
 
 export interface Evidence {
   /** Rarity-weighted share of the question's lexemes the card holds (0-1); 0 when the question has none. */
@@ -112,8 +112,8 @@ export async function gatherEvidence(db: Db, refs: readonly CardRef[], probe: Qu
   // The question's lexemes, its vector and the configuration once, in the same statement: every
   // row carries the lexemes. brain.text_search_config() is not inlined (it sets its search_path):
   // called once per card for its title, it took 0.8-1.0 ms of this statement's 3-4 at 7,500 pages;
-  // the vector's text, parsed once per table, 0.26 ms more.
-  const vec = v && [...tables.values()].some((t) => withCosine(t.subject)) ? sql`${vectorLiteral(v.embedding)}::${vectorType}` : sql`NULL`;
+  // the vector, once per table, 0.26 ms more (the bench's sparse vectors in their old text form).
+  const vec = v && [...tables.values()].some((t) => withCosine(t.subject)) ? sql`${vectorParam(v.embedding)}::${vectorType}` : sql`NULL`;
   const { rows } = await sql<{ subject: string; entity: 'topic' | 'episode'; id: number; matched: string[]; cosine: number | null; title_in_query: boolean; lexemes: string[] }>`
     WITH q AS (SELECT c.cfg, ${vec} AS vec, ARRAY(SELECT DISTINCT l FROM unnest(brain.query_lexemes(c.cfg, ${probe.text})) l) AS lex
                  FROM (SELECT brain.text_search_config() AS cfg) c)
