@@ -1,7 +1,9 @@
 // "Pending" = cards of a subject whose current version (updated_at) has no embedding with
 // a given model yet. An anti-join on embedding_state's key; the worker reads the cards themselves
-// from the same predicate. Counting visits every card (40-60 ms at 71,000 cards in PGlite), so a
-// worker with nothing to do asks pendingSince instead, which visits only the cards changed since.
+// from the same predicate. Counting visits every card (72-110 ms at 71,000 cards in PGlite, 575-640
+// ms at 955,000), so it goes in slices, and a worker with nothing to do asks pendingSince instead,
+// which visits only the cards changed since.
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { Db, Trx } from '../knowledge/context.js';
 import type { Entity } from './types.js';
@@ -24,11 +26,48 @@ function stale(entity: Entity, subject: string, m: EmbedModel) {
   return sql`NOT EXISTS (SELECT 1 FROM ${state} es WHERE ${col} = c.id AND es.model = ${m.model} AND es.dims = ${m.dims} AND es.source_updated_at = c.updated_at)`;
 }
 
-export async function countPending(db: Db | Trx, subject: string, m: EmbedModel): Promise<number> {
-  const rows = await sql<{ n: number }>`
-    SELECT (SELECT count(*) FROM ${sql.table(`${subject}.topics`)} c WHERE ${stale('topic', subject, m)})
-         + (SELECT count(*) FROM ${sql.table(`${subject}.episodes`)} c WHERE ${stale('episode', subject, m)}) AS n`.execute(db);
-  return Number(rows.rows[0]?.n ?? 0);
+/**
+ * Ids one statement of countPending covers. The embedded brain runs one statement at a time, as
+ * uninterrupted WebAssembly on the process's only thread: counted in one statement, a search, a
+ * ping, even /healthz waited 72-110 ms behind the worker's count at 71,000 cards and 575-640 ms
+ * at 955,000, at every start and every few seconds while a backlog is embedded. In slices of
+ * 5,000 ids the longest wait was 6-15 ms at both sizes, and the whole count took about as long
+ * (docs/retrieval.md, "The worker").
+ */
+export const COUNT_SLICE = 5_000;
+
+/**
+ * The cards of `subject` not yet embedded with `m`, counted over slices of `slice` ids with a
+ * turn of the event loop between two, so that whatever arrived meanwhile goes first. The slices
+ * are separate statements, not one snapshot: a card written while the count runs may be missed
+ * or counted, as it could be just before or after a count in one statement.
+ */
+export async function countPending(db: Db | Trx, subject: string, m: EmbedModel, slice = COUNT_SLICE): Promise<number> {
+  if (!Number.isInteger(slice) || slice < 1) throw new RangeError(`slice must be a positive integer, got ${slice}`);
+  let n = 0;
+  for (const entity of ['topic', 'episode'] as const) {
+    const table = sql.table(`${subject}.${entity === 'topic' ? 'topics' : 'episodes'}`);
+    const owner = sql.ref(entity === 'topic' ? 'es.topic_id' : 'es.episode_id');
+    const first = await sql<{ id: number | string | null }>`SELECT min(id) AS id FROM ${table}`.execute(db);
+    let from = first.rows[0]?.id ?? null;
+    while (from !== null) {
+      const lo = Number(from);
+      const hi = lo + slice;
+      // The range on both sides lets the planner merge the two indexes in id order, whatever plan
+      // the prepared statement settles on. `next` skips a gap in the ids in one step.
+      const { rows } = await sql<{ pending: number | string; next: number | string | null }>`
+        SELECT (SELECT count(*) FROM ${table} c
+                 WHERE c.id >= ${lo} AND c.id < ${hi}
+                   AND NOT EXISTS (SELECT 1 FROM ${sql.table(`${subject}.embedding_state`)} es
+                                    WHERE ${owner} = c.id AND ${owner} >= ${lo} AND ${owner} < ${hi}
+                                      AND es.model = ${m.model} AND es.dims = ${m.dims} AND es.source_updated_at = c.updated_at)) AS pending,
+               (SELECT min(c.id) FROM ${table} c WHERE c.id >= ${hi}) AS next`.execute(db);
+      n += Number(rows[0]!.pending);
+      from = rows[0]!.next;
+      if (from !== null) await yieldToEventLoop();
+    }
+  }
+  return n;
 }
 
 /**

@@ -59,8 +59,13 @@ export const RETRY_PROBE = 'embedder check';
 
 /** The pause between two batches while work remains. */
 const BETWEEN_BATCHES_MS = 20;
-/** How often the pending count is taken for real while the worker is busy. */
+/** How often the pending count is taken for real while the worker is busy (at least). */
 const RECOUNT_MS = 5_000;
+/**
+ * ... and at most this share of the time goes to counting: a count visits every card (about
+ * 50 ms at 71,000 cards, 700 at 955,000), so a big brain's backlog is counted every 14 s, not 5.
+ */
+const RECOUNT_SHARE = 0.05;
 /**
  * While nothing is pending, how often the worker still looks at every card (a full look: the
  * pending cards and their count). In between, each poll asks only whether a card changed since
@@ -83,6 +88,13 @@ export function startEmbedWorker(opts: EmbedWorkerOptions): EmbedWorker {
   const status: EmbedStatus = { state: 'ok', pending: 0, model: m.model, dims: m.dims };
   let failures = 0;
   let countedAt = 0;
+  let countMs = 0;
+  const count = async () => {
+    const started = performance.now();
+    status.pending = await countPending(ctx.db, ctx.subject.name, m);
+    countMs = performance.now() - started;
+    countedAt = Date.now();
+  };
   // Set by a full look that found nothing pending: where a later short look starts (the
   // database's clock, quietLookStart) and when that full look ran (this process's clock).
   let quiet: { since: string; at: number } | undefined;
@@ -118,6 +130,7 @@ export function startEmbedWorker(opts: EmbedWorkerOptions): EmbedWorker {
    */
   const tick = (): Promise<number> => asBackgroundWork((work) => step(() => work.foreground()));
   const step = async (found: () => void): Promise<number> => {
+    const stepStart = Date.now();
     if ((await subjectsWithVectors(ctx.db, [ctx.subject.name])).length === 0) {
       status.state = 'off';
       status.pending = 0;
@@ -143,17 +156,13 @@ export function startEmbedWorker(opts: EmbedWorkerOptions): EmbedWorker {
       quiet = undefined;
       fullLookWanted = false;
       const since = await quietLookStart(ctx.db);
-      if (countedAt === 0) {
-        // What is pending is known before the first batch, which may take a while.
-        status.pending = await countPending(ctx.db, ctx.subject.name, m);
-        countedAt = Date.now();
-      }
+      // What is pending is known before the first batch, which may take a while.
+      if (countedAt === 0) await count();
       const r = await embedPendingBatch(ctx, embedder, { batchSize: opts.batchSize, signal: stopping.signal, beforeWrite: found });
       // Counting is a scan of the subject's cards: while work keeps coming, an estimate does,
       // and the real count is taken when the queue looks empty or every few seconds.
-      if (r.seen === 0 || Date.now() - countedAt >= RECOUNT_MS) {
-        status.pending = await countPending(ctx.db, ctx.subject.name, m);
-        countedAt = Date.now();
+      if (r.seen === 0 || Date.now() - countedAt >= Math.max(RECOUNT_MS, countMs / RECOUNT_SHARE)) {
+        await count();
         if (r.seen === 0 && status.pending === 0) quiet = { since, at: Date.now() };
         settleDrainers(); // only on a real count: the estimate can reach 0 early
       } else {
@@ -175,14 +184,9 @@ export function startEmbedWorker(opts: EmbedWorkerOptions): EmbedWorker {
       // of an embedded brain's one thread, 269 cold, at 7,500 pages with 46,925 pending; the
       // batch a retry reads 35-72 ms), and an embedder that stays down is retried every 2, 4,
       // 8 ... 60 s, each retry in front of whatever search came meanwhile.
-      if (failures === 0 || Date.now() - countedAt >= (opts.fullLookMs ?? FULL_LOOK_MS)) {
-        await countPending(ctx.db, ctx.subject.name, m).then(
-          (n) => {
-            status.pending = n;
-            countedAt = Date.now();
-          },
-          () => undefined, // the database failing too: the last count stands
-        );
+      // A count this step already took (the first one) is not taken again.
+      if ((failures === 0 && countedAt < stepStart) || Date.now() - countedAt >= (opts.fullLookMs ?? FULL_LOOK_MS)) {
+        await count().catch(() => undefined); // the database failing too: the last count stands
       }
       failures++;
       status.state = 'degraded';

@@ -1,6 +1,7 @@
 // The embed worker while its embedder stays down: it retries with backoff, and counts the pending
-// cards at the first failure (the count the search warnings quote) but not again at every retry
-// (a count reads every card: 59-269 ms of an embedded brain's one thread at 7,500 pages); a retry
+// cards once when it starts (the count the search warnings quote), not again at the first failure
+// in the same step nor at every retry (a count reads every card: 50-110 ms of an embedded brain's
+// one thread at 7,500 pages, 700 at 100,000, in slices); a retry
 // asks the embedder's health, and then to embed one short text, before it reads a batch. The
 // counts and batch reads are seen as the statements that reach the database.
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -33,7 +34,7 @@ describeOn('pglite', 'embed worker while its embedder stays down', (brain) => {
     ollama = await startFakeOllama({ models: { 'nomic-embed-text:latest': 768 } });
     const ctx = await contextFor(brain(), 'homelab');
     for (let i = 0; i < 3; i++) await createTopic(ctx, { slug: `svc/retry-${i}`, kind: 'environment', title: `Retry ${i}`, body: `Service ${i} waits for its embeddings.` });
-    // countPending's statement (services/search/pending.ts), counted as it reaches the database.
+    // countPending's slice statement (services/search/pending.ts), counted as it reaches the database: one a count here (three cards).
     counted = countingStatements(ctx, 'SELECT (SELECT count(*) FROM');
     homelab = counted.ctx;
     await ollama.down();
@@ -43,14 +44,14 @@ describeOn('pglite', 'embed worker while its embedder stays down', (brain) => {
     await ollama.close();
   });
 
-  it('counts the pending cards at its first failure, not at every retry, and reports them', async () => {
+  it('counts the pending cards once as it starts, not again at its first failure nor at every retry, and reports them', async () => {
     const embedder = new OllamaEmbedder({ url: ollama.url, batchSize: 4, timeoutMs: 2_000 });
     worker = startEmbedWorker({ ctx: homelab, embedder, batchSize: 8, pollMs: 20, maxBackoffMs: 40, logger });
     await until('six failed tries', () => retries.length >= 6);
     expect(worker.status()).toMatchObject({ state: 'degraded', pending: 3 });
     expect(retries.map((r) => r.failures).slice(0, 6)).toEqual([1, 2, 3, 4, 5, 6]);
-    // One count before the first batch (none was taken yet), one at the first failure; none since.
-    expect(counted.count()).toBe(2);
+    // One count before the first batch (none was taken yet); the first failure, in the same step, does not count again.
+    expect(counted.count()).toBe(1);
   });
 
   it('counts again once a full look is due, and drains when the embedder is back', async () => {
