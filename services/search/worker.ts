@@ -57,6 +57,9 @@ export interface EmbedWorker {
 /** What a retry embeds before it reads a batch again (see step). */
 export const RETRY_PROBE = 'embedder check';
 
+/** What a step that read no batch reports. */
+const NOTHING_READ = Object.freeze({ embedded: 0, unchanged: 0, chunks: 0, seen: 0 });
+
 /** The pause between two batches while work remains. */
 const BETWEEN_BATCHES_MS = 20;
 /** How often the pending count is taken for real while the worker is busy (at least). */
@@ -150,19 +153,30 @@ export function startEmbedWorker(opts: EmbedWorkerOptions): EmbedWorker {
         if (!health.ok) throw new EmbedderUnavailableError(health.reason ?? `${m.model} is not answering`);
         await embedder.embedDocuments([RETRY_PROBE], { signal: stopping.signal });
       }
-      if (quiet && !fullLookWanted && Date.now() - quiet.at < (opts.fullLookMs ?? FULL_LOOK_MS)) {
-        if (!(await pendingSince(ctx.db, ctx.subject.name, m, quiet.since))) return opts.pollMs;
+      // A full look: the first step, and after a quiet spell the periodic one or drain()'s.
+      let fullLook = countedAt === 0;
+      if (quiet) {
+        if (!fullLookWanted && Date.now() - quiet.at < (opts.fullLookMs ?? FULL_LOOK_MS)) {
+          if (!(await pendingSince(ctx.db, ctx.subject.name, m, quiet.since))) return opts.pollMs;
+        } else {
+          fullLook = true;
+        }
       }
       quiet = undefined;
       fullLookWanted = false;
       const since = await quietLookStart(ctx.db);
-      // What is pending is known before the first batch, which may take a while.
-      if (countedAt === 0) await count();
-      const r = await embedPendingBatch(ctx, embedder, { batchSize: opts.batchSize, signal: stopping.signal, beforeWrite: found });
+      // A full look counts first (what is pending is known before a batch, which may take a
+      // while), and reads no batch when nothing is: the batch's statement looks for the most
+      // recently changed pending cards, and with none it visits every card in one go (in front
+      // of every request; the count goes in slices).
+      if (fullLook) await count();
+      const nothing = fullLook && status.pending === 0;
+      const r = nothing ? NOTHING_READ : await embedPendingBatch(ctx, embedder, { batchSize: opts.batchSize, signal: stopping.signal, beforeWrite: found });
       // Counting is a scan of the subject's cards: while work keeps coming, an estimate does,
       // and the real count is taken when the queue looks empty or every few seconds.
-      if (r.seen === 0 || Date.now() - countedAt >= Math.max(RECOUNT_MS, countMs / RECOUNT_SHARE)) {
-        await count();
+      const recount = !nothing && (r.seen === 0 || Date.now() - countedAt >= Math.max(RECOUNT_MS, countMs / RECOUNT_SHARE));
+      if (recount) await count();
+      if (nothing || recount) {
         if (r.seen === 0 && status.pending === 0) quiet = { since, at: Date.now() };
         settleDrainers(); // only on a real count: the estimate can reach 0 early
       } else {

@@ -2,7 +2,8 @@
 // since the last one is pending (pendingSince), so an awake server does not read every card every
 // two seconds. What that short look cannot see, embeddings deleted without a card changing (a
 // re-queue, a re-embed from another process), waits for the next full look: the periodic one, or
-// the one drain() asks for.
+// the one drain() asks for. A full look counts first, and with nothing pending reads no batch (the
+// batch's statement would visit every card in one go).
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { OllamaEmbedder } from '../../services/embeddings/ollama.js';
 import { createTopic, type BrainContext } from '../../services/knowledge/index.js';
@@ -11,6 +12,7 @@ import { pendingSince, quietLookStart } from '../../services/search/pending.js';
 import { describeOn } from '../support/both-databases.js';
 import { startFakeOllama, type FakeOllama } from '../support/fake-ollama.js';
 import { contextFor } from '../support/knowledge.js';
+import { countingStatements } from '../support/statements.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -93,6 +95,19 @@ describeOn('pglite', 'embed worker while nothing is pending', (brain) => {
     expect(await embedded('quiet/a')).toBe(false);
     await worker.drain(); // asks for a full look
     expect(await embedded('quiet/a')).toBe(true);
+    expect(worker.status()).toMatchObject({ state: 'ok', pending: 0 });
+  });
+
+  it('a full look with nothing pending counts, and reads no batch', async () => {
+    worker = startEmbedWorker({ ctx: homelab, embedder, batchSize: 8, pollMs: 20 });
+    await worker.drain();
+    await worker.stop();
+    // pendingCards' statement (a batch read) and countPending's slices (services/search/pending.ts), as they reach the database.
+    const batches = countingStatements(homelab, "SELECT 'topic' AS entity");
+    const counts = countingStatements(batches.ctx, 'SELECT (SELECT count(*) FROM');
+    worker = startEmbedWorker({ ctx: counts.ctx, embedder, batchSize: 8, pollMs: 20, fullLookMs: 100 });
+    await until('a start and two periodic full looks', async () => counts.count() >= 3);
+    expect(batches.count()).toBe(0);
     expect(worker.status()).toMatchObject({ state: 'ok', pending: 0 });
   });
 
