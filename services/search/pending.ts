@@ -20,10 +20,15 @@ export interface EmbedModel {
   dims: number;
 }
 
-function stale(entity: Entity, subject: string, m: EmbedModel) {
+/**
+ * Card `c` has no embedding of its current version. With `ids`, the embedding states are also
+ * bounded to that id range, for countPending's slices.
+ */
+function stale(entity: Entity, subject: string, m: EmbedModel, ids?: { from: number; to: number }) {
   const state = sql.table(`${subject}.embedding_state`);
   const col = sql.ref(entity === 'topic' ? 'es.topic_id' : 'es.episode_id');
-  return sql`NOT EXISTS (SELECT 1 FROM ${state} es WHERE ${col} = c.id AND es.model = ${m.model} AND es.dims = ${m.dims} AND es.source_updated_at = c.updated_at)`;
+  const within = ids ? sql` AND ${col} >= ${ids.from} AND ${col} < ${ids.to}` : sql``;
+  return sql`NOT EXISTS (SELECT 1 FROM ${state} es WHERE ${col} = c.id${within} AND es.model = ${m.model} AND es.dims = ${m.dims} AND es.source_updated_at = c.updated_at)`;
 }
 
 /**
@@ -47,7 +52,6 @@ export async function countPending(db: Db | Trx, subject: string, m: EmbedModel,
   let n = 0;
   for (const entity of ['topic', 'episode'] as const) {
     const table = sql.table(`${subject}.${entity === 'topic' ? 'topics' : 'episodes'}`);
-    const owner = sql.ref(entity === 'topic' ? 'es.topic_id' : 'es.episode_id');
     const first = await sql<{ id: number | string | null }>`SELECT min(id) AS id FROM ${table}`.execute(db);
     let from = first.rows[0]?.id ?? null;
     while (from !== null) {
@@ -57,10 +61,7 @@ export async function countPending(db: Db | Trx, subject: string, m: EmbedModel,
       // the prepared statement settles on. `next` skips a gap in the ids in one step.
       const { rows } = await sql<{ pending: number | string; next: number | string | null }>`
         SELECT (SELECT count(*) FROM ${table} c
-                 WHERE c.id >= ${lo} AND c.id < ${hi}
-                   AND NOT EXISTS (SELECT 1 FROM ${sql.table(`${subject}.embedding_state`)} es
-                                    WHERE ${owner} = c.id AND ${owner} >= ${lo} AND ${owner} < ${hi}
-                                      AND es.model = ${m.model} AND es.dims = ${m.dims} AND es.source_updated_at = c.updated_at)) AS pending,
+                 WHERE c.id >= ${lo} AND c.id < ${hi} AND ${stale(entity, subject, m, { from: lo, to: hi })}) AS pending,
                (SELECT min(c.id) FROM ${table} c WHERE c.id >= ${hi}) AS next`.execute(db);
       n += Number(rows[0]!.pending);
       from = rows[0]!.next;

@@ -71,7 +71,7 @@ const RECOUNT_MS = 5_000;
 const RECOUNT_SHARE = 0.05;
 /**
  * While nothing is pending, how often the worker still looks at every card (a full look: the
- * pending cards and their count). In between, each poll asks only whether a card changed since
+ * pending count, then the pending cards if there are any). In between, each poll asks only whether a card changed since
  * the last full look is pending (pending.ts, pendingSince): at 7,500 GBrain pages (71,000 cards,
  * every one embedded) a full look took 188-194 ms of the database's one thread every two seconds
  * of an awake embedded server, the short one 1.9 ms (docs/retrieval.md, "The worker"). A full
@@ -198,7 +198,7 @@ export function startEmbedWorker(opts: EmbedWorkerOptions): EmbedWorker {
       // of an embedded brain's one thread, 269 cold, at 7,500 pages with 46,925 pending; the
       // batch a retry reads 35-72 ms), and an embedder that stays down is retried every 2, 4,
       // 8 ... 60 s, each retry in front of whatever search came meanwhile.
-      // A count this step already took (the first one) is not taken again.
+      // A count this step already took (a full look's) is not taken again.
       if ((failures === 0 && countedAt < stepStart) || Date.now() - countedAt >= (opts.fullLookMs ?? FULL_LOOK_MS)) {
         await count().catch(() => undefined); // the database failing too: the last count stands
       }
