@@ -78,6 +78,7 @@ export async function bootstrap(session: SqlSession, opts: BootstrapOptions): Pr
       await ensureSubjectSchema(session, opts.subjects, subject);
       await migrate(session, opts.subjects.ownerRole, subject.name, subject.name, perSubject, features, report);
     }
+    if (opts.secrets === null) await ensurePageInspect(session);
     await syncSettings(session, opts.subjects);
     await syncKinds(session, opts.subjects, opts.kinds);
     await syncDenyList(session, opts.denyList);
@@ -300,6 +301,21 @@ async function ensureSharedSchemas(session: SqlSession, cfg: SubjectsConfig): Pr
     if (where !== undefined || available.has(ext)) features.add(ext);
   }
   return features;
+}
+
+/**
+ * The embedded brain's superuser reads its vector indexes into PGlite's page cache with
+ * pageinspect's get_raw_page (db/vector-prewarm.ts). In brain_private, where no app role has
+ * USAGE, so no subject can even name its functions (which also refuse anyone but a superuser).
+ * Created here rather than when first needed: the extension is part of the catalog that the
+ * embedded brain's next start compares (db/bootstrap-state.ts). Not on a Postgres server, whose
+ * page cache is its own business (pg_prewarm). Without the extension's files the brain still
+ * works: the index is then read by the first searches, as before.
+ */
+async function ensurePageInspect(session: SqlSession): Promise<void> {
+  const available = await session.query<{ name: string }>(`SELECT name FROM pg_available_extensions WHERE name = 'pageinspect'`);
+  if (available.length === 0) return;
+  await session.exec('CREATE EXTENSION IF NOT EXISTS pageinspect SCHEMA brain_private');
 }
 
 async function ensureSubjectSchema(session: SqlSession, cfg: SubjectsConfig, subject: Subject): Promise<void> {

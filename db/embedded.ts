@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { vector } from '@electric-sql/pglite-pgvector';
+import { pageinspect } from '@electric-sql/pglite/contrib/pageinspect';
 import { loadedWhenUsed } from './lazy-extensions.js';
 import { Mutex } from './mutex.js';
 import { pgliteMemoryOptions, settlePGliteMemory, wasmMemoryOf } from './pglite-memory.js';
@@ -433,7 +434,7 @@ async function createPGlite(dir: string | undefined, startParams: string[], cach
     pgliteWasmModule: await compiledPostgres(),
     initialMemory: memory.initialMemory,
     // Their libraries load when Postgres first calls into them, not at every open (db/lazy-extensions.ts).
-    extensions: { vector: loadedWhenUsed(vector), pg_trgm: loadedWhenUsed(pg_trgm), memory: memory.extension },
+    extensions: { vector: loadedWhenUsed(vector), pg_trgm: loadedWhenUsed(pg_trgm), pageinspect: loadedWhenUsed(pageinspect), memory: memory.extension },
     parsers: { [INT8]: (v: string) => Number(v), [BYTEA]: parseBytea },
     startParams,
     // Used only when `dir` holds no brain yet: initdb fixes the segment size for good.

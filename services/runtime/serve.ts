@@ -162,7 +162,7 @@ async function afterListening(
     }
     phases.mark('shared with the CLI (running.json, database link)');
   }
-  return { warm: warmUp(servers, embedder, logger, AFTER_LISTENING_DELAY_MS).status, withdraw, stopMaintenance };
+  return { warm: warmUp(servers, embedder, logger, AFTER_LISTENING_DELAY_MS, embedded).status, withdraw, stopMaintenance };
 }
 
 /** One subject, with only that subject's credentials. */

@@ -2,7 +2,9 @@
 // subject runs one search of each kind, which brings the catalog and the search indexes into
 // PGlite's cache; Ollama loads its model (into Ollama's memory, not this process's). Then the
 // first subject asks itself a question of its own WARM_SEARCHES times (warm-queries.ts), which
-// gets Postgres's code optimised before real searches need it. It runs in the background, after
+// gets Postgres's code optimised before real searches need it. Between the two, an embedded
+// brain with an embedder reads its vector index into PGlite's page cache (db/vector-prewarm.ts),
+// which the first searches would otherwise read page by page. It runs in the background, after
 // the banner, and a request that comes first simply does the same work.
 //
 // The offline model is not loaded here. Its threads hold 130-180 MB, most of what an idle server
@@ -13,6 +15,8 @@
 // The warm-up's hybrid search uses a stand-in vector of the model's size, which warms the same
 // SQL and HNSW index without the model.
 import type { Logger } from 'pino';
+import type { EmbeddedDatabase } from '../../db/embedded.js';
+import { prewarmVectorIndexes } from '../../db/vector-prewarm.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import { OfflineEmbedder } from '../embeddings/offline.js';
 import { search, type SearchDeps } from '../search/index.js';
@@ -75,7 +79,30 @@ export function warmDeps(embedder: Embedder | undefined): SearchDeps {
   return { embedder, embedderStatus: { state: 'ok', pending: 0, model: embedder.model, dims: embedder.dimensions } };
 }
 
-export function warmUp(servers: readonly RunningSubjectServer[], choice: EmbedderChoice, logger: Logger, delayMs = 0): { readonly status: WarmUpState; done: Promise<void> } {
+/**
+ * An embedded brain's vector index into its page cache (db/vector-prewarm.ts), for the subjects
+ * served, at the embedder's dimensions. After the first searches, so that the catalog and the
+ * search code are ready before the pages are read, and before warmCode, whose searches then run
+ * on the pages the real ones will read.
+ */
+async function prewarmVectors(embedded: EmbeddedDatabase, servers: readonly RunningSubjectServer[], dims: number, logger: Logger): Promise<void> {
+  const started = performance.now();
+  try {
+    const r = await prewarmVectorIndexes(embedded, { schemas: servers.map((s) => s.subject.name), dims });
+    const pages = r.indexes.reduce((n, i) => n + i.read, 0);
+    logger.info({ pages, of: r.indexes.reduce((n, i) => n + i.pages, 0), budget: r.budget, stopped: r.stopped || undefined, unavailable: r.unavailable, ms: Math.round(performance.now() - started) }, 'read the vector index into the page cache');
+  } catch (err) {
+    logger.warn({ err }, 'the vector index could not be read ahead; the first searches read it');
+  }
+}
+
+export function warmUp(
+  servers: readonly RunningSubjectServer[],
+  choice: EmbedderChoice,
+  logger: Logger,
+  delayMs = 0,
+  embedded?: EmbeddedDatabase,
+): { readonly status: WarmUpState; done: Promise<void> } {
   const status: WarmUpState = { state: 'warming' };
   const done = (async () => {
     await new Promise((resolve) => setTimeout(resolve, delayMs).unref());
@@ -99,6 +126,7 @@ export function warmUp(servers: readonly RunningSubjectServer[], choice: Embedde
     status.state = embedderOk ? 'ready' : 'failed';
     status.ms = Math.round(performance.now() - started);
     logger.info({ ms: status.ms, embedder: status.state, ...(onDemand ? { model: 'loads on first need' } : {}) }, 'warmed up');
+    if (embedded && embedder && embedderOk) await prewarmVectors(embedded, servers, embedder.dimensions, logger);
     await warmCode(servers[0], embedder && embedderOk ? standIn(embedder) : undefined, logger);
   })();
   return { status, done };
