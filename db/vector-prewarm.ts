@@ -37,7 +37,7 @@ export interface PrewarmedIndex {
 
 export interface PrewarmReport {
   indexes: PrewarmedIndex[];
-  /** The budget in pages: CACHE_SHARE of shared_buffers. */
+  /** The budget in pages (CACHE_SHARE of shared_buffers unless given). */
   budget: number;
   /** The brain fell asleep or closed before the end. */
   stopped: boolean;
@@ -51,7 +51,8 @@ export interface PrewarmOptions {
   /** The embedder's dimensions: only that index of each subject (chunks_hnsw_<dims>) is searched. */
   dims: number;
   slicePages?: number;
-  cacheShare?: number;
+  /** The budget in pages; by default CACHE_SHARE of shared_buffers. */
+  budgetPages?: number;
 }
 
 /** Reads each subject's vector index for `dims` into the page cache, within the budget (see above). */
@@ -71,7 +72,7 @@ export async function prewarmVectorIndexes(embedded: EmbeddedDatabase, opts: Pre
     return { schema: ext.rows[0]?.schema, cachePages: cache.rows[0]!.pages, indexes: indexes.rows };
   });
   if (!found) return { indexes: [], budget: 0, stopped: true };
-  const budget = Math.floor(found.cachePages * (opts.cacheShare ?? CACHE_SHARE));
+  const budget = opts.budgetPages ?? Math.floor(found.cachePages * CACHE_SHARE);
   if (!found.schema) return { indexes: [], budget, stopped: false, unavailable: true };
   const getRawPage = `${ident(found.schema)}.get_raw_page`;
   const report: PrewarmReport = { indexes: [], budget, stopped: false };
