@@ -306,7 +306,7 @@ async function ensureSharedSchemas(session: SqlSession, cfg: SubjectsConfig): Pr
 /**
  * The embedded brain's superuser reads its vector indexes into PGlite's page cache with
  * pageinspect's get_raw_page (db/vector-prewarm.ts). In brain_private, where no app role has
- * USAGE, so no subject can even name its functions (which also refuse anyone but a superuser).
+ * USAGE, so no subject can even name its functions (which pageinspect grants to no one).
  * Created here rather than when first needed: the extension is part of the catalog that the
  * embedded brain's next start compares (db/bootstrap-state.ts). Not on a Postgres server, whose
  * page cache is its own business (pg_prewarm). Without the extension's files the brain still

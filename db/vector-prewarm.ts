@@ -4,7 +4,7 @@
 // many of them missing: read through the WebAssembly file layer into cache pages touched for the
 // first time (first touches are costly on a virtual machine: docs/performance.md). On the scale
 // bench's 7,500-page brain, a fresh server's 200 held-out hybrid searches over MCP had a cold p95
-// of 48-51 ms without this and 40-42 with it; warm searches did not change.
+// of 47-51 ms without this and 40-42 with it (alternating runs); warm searches did not change.
 //
 // Done by the superuser with pageinspect's get_raw_page (created in brain_private by the
 // embedded bootstrap), which reads one page through Postgres's buffer manager: pages land in the
@@ -20,7 +20,7 @@
 import type { EmbeddedDatabase } from './embedded.js';
 import { ident } from './sql.js';
 
-/** Pages per statement: at 7,500 pages a slice took 3-4 ms. */
+/** Pages per statement: at 7,500 pages (22,462 index pages in 323-583 ms) a slice took 2-3 ms. */
 export const SLICE_PAGES = 128;
 
 /** The share of PGlite's page cache (shared_buffers) the prewarm may fill. */

@@ -191,6 +191,14 @@ describeOnBothDatabases('pageinspect, for the prewarm', (brain, target) => {
   it('is out of an app role’s reach', async (t) => {
     if (target !== 'pglite') t.skip();
     const role = brain().config.subjects.find((s) => s.name === 'homelab')!.role;
-    await expect(brain().asRole(role, (s) => s.query(`SELECT brain_private.get_raw_page('homelab.chunks', 0)`))).rejects.toThrow(/permission denied for schema brain_private/);
+    const read = () => brain().asRole(role, (s) => s.query(`SELECT brain_private.get_raw_page('homelab.chunks', 0)`));
+    await expect(read()).rejects.toThrow(/permission denied for schema brain_private/);
+    // Behind the schema, the function itself (pageinspect grants it to no one): with USAGE granted by hand it still refuses.
+    await brain().admin.exec(`GRANT USAGE ON SCHEMA brain_private TO "${role}"`);
+    try {
+      await expect(read()).rejects.toThrow(/permission denied for function get_raw_page/);
+    } finally {
+      await brain().admin.exec(`REVOKE USAGE ON SCHEMA brain_private FROM "${role}"`);
+    }
   });
 });
